@@ -1,0 +1,141 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { configWith, defaults, resolveDataDir } from '../config.js';
+import { SiphonError } from '../errors.js';
+import { Catalog } from '../scrapers/catalog.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import { serve } from './serve.js';
+
+const usage = `Usage: siphon [--data-dir DIR] <command>
+
+  user add NAME                           create an account; prints its first API key
+  key create NAME [--read-only]           print a further key for account NAME
+  key revoke KEY                          revoke a key at once
+  scraper add OWNER/NAME --db FILE [--private] [--description TEXT]
+                                          register a scraper with a copy of an SQLite file
+  scraper publish OWNER/NAME --db FILE    replace a scraper's data atomically
+  serve [--port N] [--host ADDR] [--query-timeout SECONDS] [--demo]
+                                          run the HTTP service (SIGTERM stops it gracefully)
+
+The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT.
+`;
+
+class UsageError extends Error {}
+
+const options = {
+  'data-dir': { type: 'string' },
+  'read-only': { type: 'boolean' },
+  db: { type: 'string' },
+  private: { type: 'boolean' },
+  description: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'query-timeout': { type: 'string' },
+  demo: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
+
+/** Which flags each command takes (besides --data-dir), and how many words it has after its name. */
+const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
+  'user add': { flags: [], args: 1 },
+  'key create': { flags: ['read-only'], args: 1 },
+  'key revoke': { flags: [], args: 1 },
+  'scraper add': { flags: ['db', 'private', 'description'], args: 1 },
+  'scraper publish': { flags: ['db'], args: 1 },
+  serve: { flags: ['port', 'host', 'query-timeout', 'demo'], args: 0 },
+};
+
+function positiveNumber(flag: string, text: string | undefined, integer: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`${flag} must be a positive ${integer ? 'whole ' : ''}number, not ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+function parse(argv: string[]): { command: string; args: string[]; values: Values } {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  const two = positionals.slice(0, 2).join(' ');
+  const command = commands[two] ? two : positionals[0] ?? '';
+  const spec = commands[command];
+  if (!spec) throw new UsageError(command ? `unknown command: ${positionals.slice(0, 2).join(' ')}` : 'no command given');
+  const args = positionals.slice(command.split(' ').length);
+  if (args.length !== spec.args) throw new UsageError(`${command} takes ${spec.args === 1 ? 'one argument' : 'no arguments'}`);
+  for (const flag of Object.keys(values) as (keyof Values)[]) {
+    if (flag !== 'data-dir' && flag !== 'help' && !spec.flags.includes(flag)) {
+      throw new UsageError(`${command} does not take --${flag}`);
+    }
+  }
+  return { command, args, values };
+}
+
+async function run(argv: string[]): Promise<void> {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usage);
+    return;
+  }
+  const { command, args, values } = parse(argv);
+  const dataDir = resolveDataDir(values['data-dir']);
+  if ((command === 'scraper add' || command === 'scraper publish') && !values.db) {
+    throw new UsageError(`${command} needs --db FILE`);
+  }
+
+  mkdirSync(dataDir, { recursive: true });
+  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const catalog = new Catalog(store, dataDir);
+  try {
+    const arg = args[0]!;
+    switch (command) {
+      case 'user add':
+        process.stdout.write(`${(await catalog.addUser(arg)).key}\n`);
+        break;
+      case 'key create':
+        process.stdout.write(`${await catalog.createKey(arg, values['read-only'] ?? false)}\n`);
+        break;
+      case 'key revoke':
+        if (!(await catalog.revokeKey(arg))) throw new UsageError('no such key');
+        process.stdout.write('revoked\n');
+        break;
+      case 'scraper add': {
+        const s = await catalog.addScraper(arg, path.resolve(values.db!), {
+          isPrivate: values.private ?? false, description: values.description ?? '',
+        });
+        process.stdout.write(`added ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${s.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || 'no tables'}\n`);
+        break;
+      }
+      case 'scraper publish': {
+        const s = await catalog.publish(arg, path.resolve(values.db!));
+        process.stdout.write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
+        break;
+      }
+      case 'serve': {
+        const port = positiveNumber('--port', values.port ?? process.env.PORT, true);
+        const timeout = positiveNumber('--query-timeout', values['query-timeout'], false);
+        await serve(configWith({
+          dataDir,
+          host: values.host ?? defaults.host,
+          port: port ?? defaults.port,
+          queryTimeoutMs: (timeout ?? defaults.queryTimeoutMs / 1000) * 1000,
+        }), store, { demo: values.demo ?? false });
+        return;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`siphon: ${err.message}\n\n${usage}`);
+  } else if (err instanceof SiphonError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`siphon: ${(err as Error).message}\n`);
+  } else {
+    process.stderr.write(`siphon: ${err instanceof Error ? err.stack : String(err)}\n`);
+  }
+  process.exitCode = 1;
+});

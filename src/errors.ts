@@ -1,0 +1,73 @@
+/**
+ * Every error a client can be answered with, defined once with its code, status and message.
+ * Routes throw these; the error renderer turns them into `{"error": "..."}` (or a JSONP callback call).
+ * Codes are part of the API (README "Errors"): never reuse or rename one.
+ */
+export class SiphonError extends Error {
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SiphonError';
+  }
+}
+
+const make = (code: string, status: number, message: string) => new SiphonError(code, status, message);
+
+export const errors = {
+  // 401: who is calling
+  keyMissing: () =>
+    make('SIPHON_ERR_KEY_MISSING', 401,
+      'API key is missing. Pass it as the key parameter, an X-API-Key header or an Authorization: Bearer header.'),
+  keyInvalid: () => make('SIPHON_ERR_KEY_INVALID', 401, 'API key is not valid. Check it, or create a new one.'),
+  keyRevoked: () => make('SIPHON_ERR_KEY_REVOKED', 401, 'API key has been revoked. Create a new one.'),
+
+  // 404: what is asked for. A private scraper gets the unknown-scraper answer so its existence is not revealed.
+  scraperNotFound: (fullName: string) =>
+    make('SIPHON_ERR_SCRAPER_NOT_FOUND', 404, `can't find scraper ${fullName}`),
+  formatUnknown: (supported: readonly string[]) =>
+    make('SIPHON_ERR_FORMAT_UNKNOWN', 404,
+      `Unknown format. Use data.<format> with one of: ${supported.join(', ')}.`),
+  routeNotFound: () =>
+    make('SIPHON_ERR_NOT_FOUND', 404,
+      'Not found. Data lives at /<owner>/<scraper>/data.<format>?key=<key>&query=<sql>.'),
+
+  // 400: what was sent
+  queryMissing: () =>
+    make('SIPHON_ERR_QUERY_MISSING', 400, 'No query specified. Pass an SQL SELECT statement as the query parameter.'),
+  queryTooLong: (maxChars: number) =>
+    make('SIPHON_ERR_QUERY_TOO_LONG', 400, `The query is longer than ${maxChars} characters.`),
+  queryNul: () => make('SIPHON_ERR_QUERY_NUL', 400, 'The query contains a NUL character.'),
+  queryNotRead: (firstWord?: string) =>
+    make('SIPHON_ERR_QUERY_NOT_READ', 400,
+      `Only a single read-only SELECT, WITH or VALUES statement can be run${firstWord ? `, not one starting with ${JSON.stringify(firstWord.slice(0, 30))}` : ''}.`),
+  sql: (sqliteMessage: string) => make('SIPHON_ERR_SQL', 400, sqliteMessage),
+  queryTimeout: (seconds: number) =>
+    make('SIPHON_ERR_QUERY_TIMEOUT', 400,
+      `The query ran longer than the ${seconds} s limit and was stopped. Add a LIMIT or a WHERE clause, or avoid sorting or joining large tables.`),
+  queryProcessDied: () =>
+    make('SIPHON_ERR_QUERY_RESOURCES', 400,
+      'The query used more memory or resources than a query may have and was stopped.'),
+  /** A malformed request Fastify itself refused (bad URL encoding, bad header…), with its own status. */
+  badRequest: (status: number, message: string) => make('SIPHON_ERR_BAD_REQUEST', status, message),
+  callbackInvalid: () =>
+    make('SIPHON_ERR_CALLBACK_INVALID', 400,
+      'The callback must be a JavaScript identifier or dotted path (letters, digits, _ and $, not starting with a digit, at most 128 characters).'),
+
+  // Managing accounts and scrapers (CLI now; publishing over HTTP later)
+  nameInvalid: (what: string, name: string) =>
+    make('SIPHON_ERR_NAME_INVALID', 400,
+      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ''}.`),
+  accountExists: (name: string) => make('SIPHON_ERR_ACCOUNT_EXISTS', 409, `An account named ${name} already exists.`),
+  accountNotFound: (name: string) => make('SIPHON_ERR_ACCOUNT_NOT_FOUND', 404, `There is no account named ${name}.`),
+  scraperExists: (fullName: string) =>
+    make('SIPHON_ERR_SCRAPER_EXISTS', 409, `Scraper ${fullName} already exists; use publish to replace its data.`),
+  dataInvalid: (why: string) => make('SIPHON_ERR_DATA_INVALID', 400, why),
+
+  // 503: the service, not the client
+  busy: () => make('SIPHON_ERR_BUSY', 503, 'Too many queries are waiting. Try again in a few seconds.'),
+  unavailable: () => make('SIPHON_ERR_UNAVAILABLE', 503, 'The service is shutting down or not ready.'),
+  internal: () => make('SIPHON_ERR_INTERNAL', 500, 'Something went wrong on our side. It has been logged.'),
+} as const;

@@ -1,0 +1,19 @@
+import { stringify, type Options } from 'csv-stringify/sync';
+import type { Encoder, EncoderOptions } from './encoder.js';
+import { textValue } from './values.js';
+
+/**
+ * RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break.
+ * csv-stringify only quotes a field holding the whole record delimiter (CRLF), so a lone CR or LF is
+ * matched here. An empty string is written as `""` so it stays distinct from NULL, an empty field.
+ */
+const options: Options = { record_delimiter: 'windows', quoted_match: [/^$/, /[\r\n]/], eof: true };
+
+export function csvEncoder({ columns }: EncoderOptions): Encoder {
+  return {
+    // The header comes from the prepared statement, so a query with no rows still has one.
+    head: () => stringify([columns], options),
+    rows: (batch) => (batch.length === 0 ? '' : stringify(batch.map((row) => row.map(textValue)), options)),
+    tail: () => '',
+  };
+}

@@ -1,0 +1,49 @@
+import type { Encoder, EncoderOptions } from './encoder.js';
+import { jsonString, jsonValue, type SqliteValue } from './values.js';
+
+/** Row objects with keys in the query's column order, built from precomputed `"name":` prefixes. */
+export function rowObjectEncoder(columns: string[]): (row: SqliteValue[]) => string {
+  const keys = columns.map((c, i) => `${i === 0 ? '{' : ','}${jsonString(c)}:`);
+  if (keys.length === 0) return () => '{}';
+  return (row) => {
+    let s = '';
+    for (let i = 0; i < keys.length; i++) s += keys[i] + jsonValue(row[i]!);
+    return `${s}}`;
+  };
+}
+
+/**
+ * A bare JSON array of row objects, byte for byte as morph.io writes it (`[\n` row (`\n,` row)* `\n]`),
+ * or with a callback, JSONP: `/**\/cb([...]);`. The leading comment stops a callback name from
+ * being read as the start of a Flash/UTF-7 payload (Rosetta Flash), as Rails and Google do.
+ */
+export function jsonEncoder({ columns, callback }: EncoderOptions): Encoder {
+  const encodeRow = rowObjectEncoder(columns);
+  let first = true;
+  return {
+    head: () => (callback ? `/**/${callback}([\n` : '[\n'),
+    rows(batch) {
+      let s = '';
+      for (const row of batch) {
+        s += first ? encodeRow(row) : `\n,${encodeRow(row)}`;
+        first = false;
+      }
+      return s;
+    },
+    tail: () => (callback ? '\n]);' : '\n]'),
+  };
+}
+
+/** Newline-delimited JSON: one row object per line. */
+export function ndjsonEncoder({ columns }: EncoderOptions): Encoder {
+  const encodeRow = rowObjectEncoder(columns);
+  return {
+    head: () => '',
+    rows(batch) {
+      let s = '';
+      for (const row of batch) s += `${encodeRow(row)}\n`;
+      return s;
+    },
+    tail: () => '',
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * SQLite values as they arrive from better-sqlite3 in safe-integer mode: null, bigint (INTEGER),
+ * number (REAL), string (TEXT) or Buffer (BLOB).
+ */
+export type SqliteValue = null | bigint | number | string | Buffer;
+
+/**
+ * `<`, `>` and `&` are escaped as morph.io (ActiveSupport) does, so JSON and JSONP can be embedded
+ * in HTML safely; U+2028 and U+2029 because older JavaScript parsers end a string at them.
+ */
+const htmlAndLineSeparators = /[<>&\u2028\u2029]/g;
+const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+export function jsonString(s: string): string {
+  const json = JSON.stringify(s);
+  return htmlAndLineSeparators.test(json) ? json.replace(htmlAndLineSeparators, escapeChar) : json;
+}
+
+/**
+ * One value as JSON text. Integers are written from their exact 64-bit value (no rounding past 2^53);
+ * floats in JavaScript's shortest round-trip form; BLOBs as base64 text.
+ * SQLite can hold an infinite REAL, which JSON cannot: it is written as ±9e999, as SQLite's own
+ * json functions do, and parses back to ±Infinity.
+ */
+export function jsonValue(v: SqliteValue): string {
+  switch (typeof v) {
+    case 'string': return jsonString(v);
+    case 'bigint': return v.toString();
+    case 'number': return Number.isFinite(v) ? JSON.stringify(v) : v > 0 ? '9e999' : '-9e999';
+    default: return v === null ? 'null' : jsonString(v.toString('base64'));
+  }
+}
+
+/** One value as CSV field text, before quoting: NULL is an empty field. */
+export function textValue(v: SqliteValue): string | null {
+  switch (typeof v) {
+    case 'string': return v;
+    case 'bigint':
+    case 'number': return String(v);
+    default: return v === null ? null : v.toString('base64');
+  }
+}

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createReadStream } from 'node:fs';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+import { errors, type SiphonError } from '../../errors.js';
+import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
+import type { QueryPool, QueryRun } from '../../pool/pool.js';
+import { checkSql } from '../../sql/check-sql.js';
+import type { ApiKey, Scraper, Store } from '../../store/types.js';
+import { authenticate } from '../authenticate.js';
+import { asSiphonError, sendError } from '../send-error.js';
+import { streamResponse, type StreamOutcome } from '../stream-response.js';
+import { findPublicScraper, singleParam } from './params.js';
+
+interface DataRoute {
+  Params: { owner: string; scraper: string; format?: string };
+  Querystring: Record<string, string | string[] | undefined>;
+}
+
+/** Status recorded for a response cut short after it started: nginx's "client closed request". */
+const clientClosedStatus = 499;
+
+function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undefined, fileSize?: number): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {
+    'content-type': jsonp ? jsonpContentType : format.contentType,
+    // The key is in the URL: shared caches must not keep the response; browsers revalidate.
+    'cache-control': 'private, no-cache',
+    'x-content-type-options': 'nosniff',
+    // Lets nginx and similar proxies stream rather than buffer whole results.
+    'x-accel-buffering': 'no',
+  };
+  if (format.attachment) {
+    headers['content-disposition'] = `attachment; filename="${scraper.owner.name}-${scraper.name}.${format.attachment}"`;
+  }
+  if (fileSize !== undefined) headers['content-length'] = fileSize;
+  return headers;
+}
+
+/**
+ * GET|HEAD /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its own
+ * status: authenticate (401) → find the public scraper (404) → format (404) → callback (400) →
+ * check the SQL (400) → run it in a query process (400 on SQL errors and the time limit) → stream
+ * → record the download. Every call that gets past the first two steps is a download.
+ */
+export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
+  const { config, store, pool } = deps;
+
+  async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
+    const startedAt = performance.now();
+    const { owner, scraper: scraperName, format: formatName = '' } = request.params;
+    const query = request.query;
+    const format = findFormat(formatName);
+    const callback = singleParam(query.callback);
+    const jsonp = format?.name === 'json' && callback !== undefined && isValidCallback(callback) ? callback : undefined;
+
+    let key: ApiKey;
+    let scraper: Scraper;
+    try {
+      key = await authenticate(request.headers, singleParam(query.key), store);
+      scraper = await findPublicScraper(store, owner, scraperName);
+    } catch (err) {
+      sendError(reply, err, jsonp);
+      return;
+    }
+
+    const sql = format?.kind === 'file' ? null : (singleParam(query.query) ?? null);
+    let status = 200;
+    let rows: number | null = null;
+    let bytes = 0;
+    let run: QueryRun | undefined;
+    try {
+      if (!format) throw errors.formatUnknown(formatNames);
+      if (callback !== undefined && format.name === 'json' && !jsonp) throw errors.callbackInvalid();
+      let source: Readable;
+      let headers: OutgoingHttpHeaders;
+      if (format.kind === 'file') {
+        source = createReadStream(scraper.data.file);
+        headers = responseHeaders(format, scraper, undefined, scraper.data.sizeBytes);
+      } else {
+        run = pool.run({
+          scraperId: scraper.id, file: scraper.data.file, sql: checkSql(sql ?? undefined, config.maxQueryChars),
+          format: format.name, callback: jsonp,
+        });
+        source = run;
+        headers = responseHeaders(format, scraper, jsonp);
+      }
+      const outcome: StreamOutcome = await streamResponse(request, reply, source, headers, config.clientIdleTimeoutMs);
+      if (outcome.kind === 'failed-before-start') throw outcome.error;
+      bytes = outcome.bytes;
+      rows = run?.rows ?? null;
+      if (outcome.kind === 'cut') {
+        status = outcome.error ? asSiphonError(outcome.error, reply).status : clientClosedStatus;
+        request.log.warn({ reason: outcome.reason, err: outcome.error }, 'response cut short after it started');
+      }
+    } catch (err) {
+      const error: SiphonError = sendError(reply, err, jsonp);
+      status = error.status;
+    } finally {
+      await store.recordDownload({
+        scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
+        format: jsonp ? 'jsonp' : (format?.name ?? formatName), query: sql, status, rows, bytes,
+        durationMs: performance.now() - startedAt,
+      }).catch((err: unknown) => request.log.error({ err }, 'could not record download'));
+    }
+  }
+
+  app.get<DataRoute>('/:owner/:scraper/data.:format', handle);
+  // Without an extension: answered as an unknown format, with the list of formats there are.
+  app.get<DataRoute>('/:owner/:scraper/data', handle);
+}

@@ -1,0 +1,29 @@
+import type { FastifyReply } from 'fastify';
+import { errors, SiphonError } from '../errors.js';
+import { jsonpContentType } from '../formats/index.js';
+
+/** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
+export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
+  if (err instanceof SiphonError) {
+    if (err.status >= 500) reply.log.error({ err, cause: err.cause }, err.message);
+    return err;
+  }
+  reply.log.error({ err }, 'unexpected error');
+  return errors.internal();
+}
+
+/**
+ * The one error body: `{"error": "..."}` as JSON whatever the format. A JSONP call gets 200 and the
+ * error handed to its callback, because browsers do not run a script served with an error status.
+ */
+export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
+  const error = asSiphonError(err, reply);
+  reply.header('cache-control', 'no-store');
+  if (jsonpCallback) {
+    const body = JSON.stringify({ error: error.message, status: error.status });
+    void reply.code(200).type(jsonpContentType).send(`/**/${jsonpCallback}(${body});`);
+  } else {
+    void reply.code(error.status).type('application/json; charset=utf-8').send({ error: error.message });
+  }
+  return error;
+}

@@ -1,0 +1,48 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.js';
+import { errors, SiphonError } from '../errors.js';
+import type { QueryPool } from '../pool/pool.js';
+import type { Store } from '../store/types.js';
+import { redactUrl } from './redact.js';
+import { dataRoutes } from './routes/data.js';
+import { healthRoutes } from './routes/health.js';
+import { scraperInfoRoutes } from './routes/scraper-info.js';
+import { sendError } from './send-error.js';
+
+export interface ServerDeps {
+  config: Config;
+  store: Store;
+  pool: QueryPool;
+  /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
+  logStream?: NodeJS.WritableStream;
+}
+
+/**
+ * Builds the HTTP service without listening, so tests can inject requests or listen on any port.
+ * Keys are removed from every logged URL, and no header that can carry a key is logged.
+ */
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const logger: FastifyServerOptions['logger'] = {
+    level: deps.config.logLevel,
+    ...(deps.logStream ? { stream: deps.logStream } : {}),
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+    },
+  };
+  const app = Fastify({ logger });
+
+  app.setNotFoundHandler((_request, reply) => {
+    sendError(reply, errors.routeNotFound());
+  });
+  // Errors raised by Fastify itself (a malformed URL, a bad header…) are the client's when below 500.
+  app.setErrorHandler((err: Error & { statusCode?: number }, _request, reply) => {
+    const status = err.statusCode;
+    if (err instanceof SiphonError || status === undefined || status >= 500) sendError(reply, err);
+    else sendError(reply, errors.badRequest(status, err.message));
+  });
+
+  dataRoutes(app, deps);
+  scraperInfoRoutes(app, deps);
+  healthRoutes(app, deps);
+  return app;
+}

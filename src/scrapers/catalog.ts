@@ -1,0 +1,80 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { errors } from '../errors.js';
+import { hashKey, newKey } from '../keys.js';
+import type { Account, Scraper, Store } from '../store/types.js';
+import { importDataFile, removeOldVersions } from './data-file.js';
+import { isAccountName, isScraperName } from './names.js';
+
+/**
+ * Accounts, keys and scrapers: the operations behind the CLI (and, later, publishing over HTTP).
+ * Each either completes or leaves nothing half-created.
+ */
+export class Catalog {
+  constructor(
+    private readonly store: Store,
+    private readonly dataDir: string,
+  ) {}
+
+  /** Creates an account and returns its first key. */
+  async addUser(name: string): Promise<{ account: Account; key: string }> {
+    if (!isAccountName(name)) throw errors.nameInvalid('account', name);
+    if (await this.store.findAccount(name)) throw errors.accountExists(name);
+    const account = await this.store.createAccount(name);
+    return { account, key: await this.createKey(name, false) };
+  }
+
+  async createKey(accountName: string, readOnly: boolean): Promise<string> {
+    const account = await this.requireAccount(accountName);
+    const key = newKey();
+    await this.store.addKey(account.id, hashKey(key), readOnly);
+    return key;
+  }
+
+  async revokeKey(key: string): Promise<boolean> {
+    return this.store.revokeKey(hashKey(key));
+  }
+
+  async addScraper(fullName: string, source: string, opts: { isPrivate: boolean; description: string }): Promise<Scraper> {
+    const { owner, name } = await this.parseFullName(fullName);
+    if (await this.store.findScraper(owner.name, name)) throw errors.scraperExists(`${owner.name}/${name}`);
+    const dir = this.scraperDir(owner.name, name);
+    const data = await importDataFile(source, dir);
+    try {
+      return await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
+    } catch (err) {
+      await rm(data.file, { force: true });
+      throw err;
+    }
+  }
+
+  /** Replaces a scraper's data. Queries already running finish on the old file; new ones open the new one. */
+  async publish(fullName: string, source: string): Promise<Scraper> {
+    const { owner, name } = await this.parseFullName(fullName);
+    const scraper = await this.store.findScraper(owner.name, name);
+    if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
+    const dir = this.scraperDir(owner.name, name);
+    const data = await importDataFile(source, dir);
+    const replaced = await this.store.replaceData(scraper.id, data);
+    await removeOldVersions(dir, [data.file, replaced.file]);
+    return (await this.store.findScraper(owner.name, name))!;
+  }
+
+  private async requireAccount(name: string): Promise<Account> {
+    const account = await this.store.findAccount(name);
+    if (!account) throw errors.accountNotFound(name);
+    return account;
+  }
+
+  private async parseFullName(fullName: string): Promise<{ owner: Account; name: string }> {
+    const [ownerName = '', name = '', ...rest] = fullName.split('/');
+    if (rest.length > 0 || !isAccountName(ownerName)) throw errors.nameInvalid('account', ownerName);
+    if (!isScraperName(name)) throw errors.nameInvalid('scraper', name);
+    return { owner: await this.requireAccount(ownerName), name };
+  }
+
+  /** Lower-cased, because names are matched case-insensitively. */
+  private scraperDir(owner: string, name: string): string {
+    return path.join(this.dataDir, 'scrapers', owner.toLowerCase(), name.toLowerCase());
+  }
+}

@@ -1,0 +1,96 @@
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { errors } from '../errors.js';
+import type { DataVersion, TableInfo } from '../store/types.js';
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+async function assertSqliteFile(source: string): Promise<void> {
+  let header: Buffer;
+  try {
+    const file = await open(source, 'r');
+    try {
+      const { buffer, bytesRead } = await file.read(Buffer.alloc(16), 0, 16, 0);
+      header = buffer.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw errors.dataInvalid(code === 'ENOENT' ? `${source}: no such file.` : `${source}: cannot be read (${code}).`);
+  }
+  if (!header.equals(sqliteMagic)) throw errors.dataInvalid(`${source} is not an SQLite database.`);
+}
+
+export function describeTables(db: Database.Database): TableInfo[] {
+  const names = db.prepare(
+    "select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name",
+  ).pluck().all() as string[];
+  return names.map((name) => ({
+    name,
+    columns: (db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[]),
+    rows: db.prepare(`select count(*) from ${quoteIdentifier(name)}`).pluck().get() as number,
+  }));
+}
+
+/**
+ * Copies an SQLite database into `dir` as a new, immutable data version.
+ * The copy goes through SQLite's backup API, so a source in WAL mode is copied whole and consistent.
+ * The copy is switched to rollback-journal mode: read-only connections to it then never create
+ * -wal or -shm files, and the file stays byte-identical while it is served.
+ * Nothing is left behind on failure.
+ */
+export async function importDataFile(source: string, dir: string): Promise<Omit<DataVersion, 'version'>> {
+  await assertSqliteFile(source);
+  await mkdir(dir, { recursive: true });
+  const stamp = `${Date.now()}-${randomBytes(4).toString('hex')}`;
+  const incoming = path.join(dir, `.incoming-${stamp}.sqlite`);
+  try {
+    const src = new Database(source, { readonly: true, fileMustExist: true });
+    try {
+      await src.backup(incoming);
+    } finally {
+      src.close();
+    }
+    const db = new Database(incoming);
+    let tables: TableInfo[];
+    try {
+      db.pragma('journal_mode = DELETE');
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw errors.dataInvalid(`${source} is damaged: ${String(check)}`);
+      tables = describeTables(db);
+    } finally {
+      db.close();
+    }
+    const file = path.join(dir, `${stamp}.sqlite`);
+    const handle = await open(incoming, 'r');
+    await handle.sync();
+    await handle.close();
+    await rename(incoming, file);
+    return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: new Date().toISOString() };
+  } catch (err) {
+    await rm(incoming, { force: true });
+    if (err instanceof Database.SqliteError) throw errors.dataInvalid(`${source} cannot be read as SQLite: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Removes data versions other than `keep`. The version just replaced is kept too: a request that
+ * looked it up a moment before a publish may not have opened it yet.
+ */
+export async function removeOldVersions(dir: string, keep: string[]): Promise<void> {
+  const keepNames = new Set(keep.map((f) => path.basename(f)));
+  for (const name of await readdir(dir)) {
+    if (name.endsWith('.sqlite') && !name.startsWith('.') && !keepNames.has(name)) {
+      await rm(path.join(dir, name), { force: true });
+    }
+  }
+}

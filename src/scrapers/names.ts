@@ -1,0 +1,12 @@
+/** Account names follow GitHub's shape, since morph.io owners were GitHub accounts. */
+const accountName = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$/;
+/** Scraper names follow GitHub repository names. `.json` is reserved for the scraper's info URL. */
+const scraperName = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
+
+export function isAccountName(name: string): boolean {
+  return accountName.test(name);
+}
+
+export function isScraperName(name: string): boolean {
+  return scraperName.test(name) && !name.toLowerCase().endsWith('.json');
+}

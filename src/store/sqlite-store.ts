@@ -1,0 +1,177 @@
+import Database from 'better-sqlite3';
+import type {
+  Account, ApiKey, DataVersion, DownloadRecord, DownloadStats, NewScraper, Scraper, Store,
+} from './types.js';
+
+const schema = `
+create table if not exists accounts (
+  id integer primary key,
+  name text not null unique collate nocase,
+  created_at text not null
+);
+create table if not exists api_keys (
+  id integer primary key,
+  account_id integer not null references accounts(id),
+  hash text not null unique,
+  read_only integer not null default 0,
+  created_at text not null,
+  revoked_at text
+);
+create table if not exists scrapers (
+  id integer primary key,
+  owner_id integer not null references accounts(id),
+  name text not null collate nocase,
+  description text not null default '',
+  private integer not null default 0,
+  data_file text not null,
+  data_version integer not null,
+  tables_json text not null,
+  size_bytes integer not null,
+  created_at text not null,
+  updated_at text not null,
+  unique (owner_id, name)
+);
+create table if not exists downloads (
+  id integer primary key,
+  scraper_id integer not null references scrapers(id),
+  account_id integer not null references accounts(id),
+  key_id integer not null references api_keys(id),
+  at text not null,
+  format text not null,
+  query text,
+  status integer not null,
+  rows integer,
+  bytes integer not null,
+  duration_ms real not null
+);
+create index if not exists downloads_by_scraper on downloads (scraper_id, account_id);
+`;
+
+interface ScraperRow {
+  id: number; owner_id: number; owner_name: string; name: string; description: string; private: number;
+  data_file: string; data_version: number; tables_json: string; size_bytes: number; updated_at: string;
+}
+
+const scraperSelect = `
+  select s.id, s.owner_id, a.name as owner_name, s.name, s.description, s.private,
+         s.data_file, s.data_version, s.tables_json, s.size_bytes, s.updated_at
+  from scrapers s join accounts a on a.id = s.owner_id`;
+
+function toScraper(row: ScraperRow): Scraper {
+  return {
+    id: row.id,
+    owner: { id: row.owner_id, name: row.owner_name },
+    name: row.name,
+    description: row.description,
+    isPrivate: row.private === 1,
+    data: {
+      file: row.data_file,
+      version: row.data_version,
+      tables: JSON.parse(row.tables_json),
+      sizeBytes: row.size_bytes,
+      updatedAt: row.updated_at,
+    },
+  };
+}
+
+/**
+ * The default store: one SQLite file in WAL mode. The server and the CLI open it at the same time,
+ * so every lookup reads the file (a revoked key is refused from the next request on).
+ * Writes are synchronous commits; with WAL and synchronous=NORMAL a committed download survives
+ * the process being killed (only a power loss can take the last commits).
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(schema);
+  }
+
+  async createAccount(name: string): Promise<Account> {
+    const now = new Date().toISOString();
+    const info = this.db.prepare('insert into accounts (name, created_at) values (?, ?)').run(name, now);
+    return { id: Number(info.lastInsertRowid), name };
+  }
+
+  async findAccount(name: string): Promise<Account | undefined> {
+    return this.db.prepare('select id, name from accounts where name = ?').get(name) as Account | undefined;
+  }
+
+  async addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void> {
+    this.db.prepare('insert into api_keys (account_id, hash, read_only, created_at) values (?, ?, ?, ?)')
+      .run(accountId, keyHash, readOnly ? 1 : 0, new Date().toISOString());
+  }
+
+  async findKey(keyHash: string): Promise<ApiKey | undefined> {
+    const row = this.db.prepare(`
+      select k.id, k.read_only, k.revoked_at, a.id as account_id, a.name as account_name
+      from api_keys k join accounts a on a.id = k.account_id where k.hash = ?`).get(keyHash) as
+      { id: number; read_only: number; revoked_at: string | null; account_id: number; account_name: string } | undefined;
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      account: { id: row.account_id, name: row.account_name },
+      readOnly: row.read_only === 1,
+      revoked: row.revoked_at !== null,
+    };
+  }
+
+  async revokeKey(keyHash: string): Promise<boolean> {
+    const info = this.db.prepare('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?')
+      .run(new Date().toISOString(), keyHash);
+    return info.changes > 0;
+  }
+
+  async addScraper(s: NewScraper): Promise<Scraper> {
+    const now = new Date().toISOString();
+    const info = this.db.prepare(`
+      insert into scrapers (owner_id, name, description, private, data_file, data_version, tables_json,
+                            size_bytes, created_at, updated_at)
+      values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`).run(
+      s.ownerId, s.name, s.description, s.isPrivate ? 1 : 0, s.data.file, JSON.stringify(s.data.tables),
+      s.data.sizeBytes, now, s.data.updatedAt);
+    return toScraper(this.db.prepare(`${scraperSelect} where s.id = ?`).get(info.lastInsertRowid) as ScraperRow);
+  }
+
+  async findScraper(owner: string, name: string): Promise<Scraper | undefined> {
+    const row = this.db.prepare(`${scraperSelect} where a.name = ? and s.name = ?`).get(owner, name) as
+      ScraperRow | undefined;
+    return row && toScraper(row);
+  }
+
+  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<DataVersion> {
+    const swap = this.db.transaction(() => {
+      const old = toScraper(this.db.prepare(`${scraperSelect} where s.id = ?`).get(scraperId) as ScraperRow).data;
+      this.db.prepare(`
+        update scrapers set data_file = ?, data_version = data_version + 1, tables_json = ?, size_bytes = ?,
+                            updated_at = ? where id = ?`)
+        .run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
+      return old;
+    });
+    return swap.immediate();
+  }
+
+  async recordDownload(d: DownloadRecord): Promise<void> {
+    this.db.prepare(`
+      insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
+  }
+
+  async downloadStats(scraperId: number): Promise<DownloadStats> {
+    const by = this.db.prepare(`
+      select a.name as owner, count(*) as count from downloads d join accounts a on a.id = d.account_id
+      where d.scraper_id = ? group by d.account_id order by count desc, a.name`).all(scraperId) as
+      { owner: string; count: number }[];
+    return { total: by.reduce((sum, b) => sum + b.count, 0), by };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The metadata store: accounts, hashed keys, scrapers and downloads.
+ * Handlers only see this interface, so another engine (PostgreSQL) can be added beside the SQLite one.
+ */
+
+export interface Account {
+  id: number;
+  name: string;
+}
+
+export interface ApiKey {
+  id: number;
+  account: Account;
+  readOnly: boolean;
+  revoked: boolean;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+}
+
+export interface TableInfo {
+  name: string;
+  columns: ColumnInfo[];
+  rows: number;
+}
+
+/** What is known about a scraper's current data, taken when it was added or published. */
+export interface DataVersion {
+  /** Absolute path of the SQLite file holding this version. */
+  file: string;
+  /** Increases by one at each publish. */
+  version: number;
+  tables: TableInfo[];
+  sizeBytes: number;
+  updatedAt: string;
+}
+
+export interface Scraper {
+  id: number;
+  owner: Account;
+  name: string;
+  description: string;
+  isPrivate: boolean;
+  data: DataVersion;
+}
+
+export interface NewScraper {
+  ownerId: number;
+  name: string;
+  description: string;
+  isPrivate: boolean;
+  data: DataVersion;
+}
+
+export interface DownloadRecord {
+  scraperId: number;
+  accountId: number;
+  keyId: number;
+  at: string;
+  format: string;
+  query: string | null;
+  status: number;
+  rows: number | null;
+  bytes: number;
+  durationMs: number;
+}
+
+export interface DownloadStats {
+  total: number;
+  by: { owner: string; count: number }[];
+}
+
+export interface Store {
+  createAccount(name: string): Promise<Account>;
+  findAccount(name: string): Promise<Account | undefined>;
+  /** Stores a key by its hash; the key itself is never stored. */
+  addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void>;
+  findKey(keyHash: string): Promise<ApiKey | undefined>;
+  /** Returns false when no such key exists. */
+  revokeKey(keyHash: string): Promise<boolean>;
+
+  addScraper(scraper: NewScraper): Promise<Scraper>;
+  findScraper(owner: string, name: string): Promise<Scraper | undefined>;
+  /** Points the scraper at new data and returns the data it replaces. */
+  replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<DataVersion>;
+
+  recordDownload(download: DownloadRecord): Promise<void>;
+  downloadStats(scraperId: number): Promise<DownloadStats>;
+
+  close(): Promise<void>;
+}
