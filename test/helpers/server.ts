@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { configWith, type Config } from '../../src/config.js';
+import { buildServer } from '../../src/http/server.js';
+import { QueryPool } from '../../src/pool/pool.js';
+import { Catalog } from '../../src/scrapers/catalog.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { tempDir } from './fixture-db.js';
+
+export interface TestServer {
+  base: string;
+  dataDir: string;
+  config: Config;
+  store: SqliteStore;
+  catalog: Catalog;
+  pool: QueryPool;
+  /** Everything the server logged so far, one JSON line each. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** A real server on a loopback port, with its own data folder and query processes. */
+export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const config = configWith({ queryProcesses: 2, logLevel: 'info', ...overrides, dataDir, port: 0 });
+  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const catalog = new Catalog(store, dataDir);
+  const pool = new QueryPool({
+    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
+    maxQueued: config.maxQueuedQueries,
+  });
+  await pool.ready();
+  let logText = '';
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => { logText += chunk.toString(); });
+  const app = buildServer({ config, store, pool, logStream });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    dataDir, config, store, catalog, pool,
+    logs: () => logText,
+    async close() {
+      await app.close();
+      await pool.close();
+      await store.close();
+    },
+  };
+}
+
+/** A URL for the data API with the query string built from `params`. */
+export function dataUrl(base: string, scraper: string, format: string, params: Record<string, string>): string {
+  return `${base}/${scraper}/data.${format}?${new URLSearchParams(params)}`;
+}
