@@ -28,8 +28,10 @@ export const defaults = {
   // Measured on this 2-core machine: 4 processes reach ~88% of in-process throughput (notes, section 5).
   queryProcesses: 4,
   maxQueuedQueries: 200,
-  // 1 GB lets Node start and SQLite fail cleanly with SQLITE_NOMEM; 500 MB kills V8 at start-up (notes, section 4).
-  queryMemoryMb: 1024,
+  // Address space, not resident memory: an idle query process already maps ~730 MB (with
+  // MALLOC_ARENA_MAX=2, see pool.ts). 1536 MB leaves ~800 MB for SQLite and the result being encoded;
+  // a query needing more fails with a 400 instead of starving the machine.
+  queryMemoryMb: 1536,
   // Real queries are a few hundred characters; 100k leaves room for generated IN (...) lists.
   maxQueryChars: 100_000,
   logLevel: 'info',

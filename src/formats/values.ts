@@ -17,6 +17,16 @@ export function jsonString(s: string): string {
 }
 
 /**
+ * A REAL as text that reads back as the same float and stays a float: integral values keep a
+ * `.0` (1.0, -0.0) as SQLite and morph.io write them, so typed clients (Python, Ruby) get a float.
+ */
+export function realText(v: number): string {
+  if (Object.is(v, -0)) return '-0.0';
+  const text = String(v);
+  return Number.isInteger(v) && !text.includes('e') ? `${text}.0` : text;
+}
+
+/**
  * One value as JSON text. Integers are written from their exact 64-bit value (no rounding past 2^53);
  * floats in JavaScript's shortest round-trip form; BLOBs as base64 text.
  * SQLite can hold an infinite REAL, which JSON cannot: it is written as ±9e999, as SQLite's own
@@ -26,17 +36,17 @@ export function jsonValue(v: SqliteValue): string {
   switch (typeof v) {
     case 'string': return jsonString(v);
     case 'bigint': return v.toString();
-    case 'number': return Number.isFinite(v) ? JSON.stringify(v) : v > 0 ? '9e999' : '-9e999';
+    case 'number': return Number.isFinite(v) ? realText(v) : v > 0 ? '9e999' : '-9e999';
     default: return v === null ? 'null' : jsonString(v.toString('base64'));
   }
 }
 
-/** One value as CSV field text, before quoting: NULL is an empty field. */
+/** One value as CSV field text, before quoting: NULL is an empty field, infinity is `Infinity`. */
 export function textValue(v: SqliteValue): string | null {
   switch (typeof v) {
     case 'string': return v;
-    case 'bigint':
-    case 'number': return String(v);
+    case 'bigint': return v.toString();
+    case 'number': return Number.isFinite(v) ? realText(v) : String(v);
     default: return v === null ? null : v.toString('base64');
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { errors, SiphonError } from '../errors.js';
 import { jsonpContentType } from '../formats/index.js';
+import { jsonString } from '../formats/values.js';
 
 /** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
@@ -18,12 +19,14 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
-  reply.header('cache-control', 'no-store');
+  reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  // Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too.
+  const message = jsonString(error.message);
   if (jsonpCallback) {
-    const body = JSON.stringify({ error: error.message, status: error.status });
-    void reply.code(200).type(jsonpContentType).send(`/**/${jsonpCallback}(${body});`);
+    void reply.code(200).type(jsonpContentType)
+      .send(`/**/${jsonpCallback}({"error":${message},"status":${error.status}});`);
   } else {
-    void reply.code(error.status).type('application/json; charset=utf-8').send({ error: error.message });
+    void reply.code(error.status).type('application/json; charset=utf-8').send(`{"error":${message}}`);
   }
   return error;
 }

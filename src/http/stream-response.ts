@@ -17,7 +17,7 @@ export type StreamOutcome =
  * gets a real error status. After the first byte the status cannot change: a failing source makes
  * us destroy the socket, so a chunked body lacks its final chunk (and a sized one is short) and the
  * client can tell it is incomplete. If the client goes away, the source is destroyed (which kills a
- * running query). A client that reads nothing for `idleTimeoutMs` is dropped.
+ * running query). A client that takes no bytes for `idleTimeoutMs` is dropped.
  */
 export function streamResponse(
   request: FastifyRequest,
@@ -36,7 +36,7 @@ export function streamResponse(
     const settle = (outcome: StreamOutcome) => {
       if (settled) return;
       settled = true;
-      clearTimeout(idleTimer);
+      clearInterval(idleTimer);
       source.off('data', onData).off('end', onEnd).off('error', onError);
       source.on('error', () => {}); // a source destroyed after this point has no one left to tell
       res.off('close', onClose);
@@ -64,14 +64,30 @@ export function streamResponse(
       bytes += chunk.length;
       if (!res.write(chunk)) {
         source.pause();
-        idleTimer = setTimeout(() => cut('client-idle'), idleTimeoutMs);
+        watchIdle();
         res.once('drain', () => {
-          clearTimeout(idleTimer);
+          clearInterval(idleTimer);
           // Resuming from setImmediate, not in 'drain' itself: 'drain' can fire from nextTick and a
           // pump resumed there starves the event loop (measured: notes, section 6).
           setImmediate(() => source.resume());
         });
       }
+    };
+    // While we wait for the client, it must keep taking bytes: what the socket still holds for the
+    // kernel has to shrink at least once per idle period. (socket.bytesWritten would not do: it
+    // counts queued bytes as written.)
+    const watchIdle = () => {
+      let lastQueued = res.socket?.writableLength ?? 0;
+      let lastProgress = Date.now();
+      idleTimer = setInterval(() => {
+        const queued = res.socket?.writableLength ?? 0;
+        if (queued !== lastQueued) {
+          lastQueued = queued;
+          lastProgress = Date.now();
+        } else if (Date.now() - lastProgress >= idleTimeoutMs) {
+          cut('client-idle');
+        }
+      }, Math.max(10, Math.floor(idleTimeoutMs / 10)));
     };
     const onEnd = () => {
       if (!started) start();

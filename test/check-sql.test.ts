@@ -1,0 +1,151 @@
+/**
+ * Unit tests of the checks made on the SQL text before it reaches SQLite. They matter because
+ * preparing a PRAGMA already applies it (notes, section 2): only what these let through is prepared.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { SiphonError } from '../src/errors.js';
+import { checkSql, firstKeyword } from '../src/sql/check-sql.js';
+
+const max = 1000;
+
+/** Asserts that checkSql refuses `sql` with the given code and a 400, and returns the error. */
+function refused(sql: string | undefined, code: string, maxChars = max): SiphonError {
+  let caught: unknown;
+  try {
+    checkSql(sql, maxChars);
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof SiphonError, `expected a SiphonError for ${JSON.stringify(sql)}, got ${String(caught)}`);
+  assert.equal(caught.code, code, `code for ${JSON.stringify(sql)}`);
+  assert.equal(caught.status, 400);
+  return caught;
+}
+
+describe('checkSql', () => {
+  test('a missing, empty or whitespace-only query is refused as missing', () => {
+    for (const sql of [undefined, '', ' ', '\n\t \r\n']) refused(sql, 'SIPHON_ERR_QUERY_MISSING');
+  });
+
+  test('a query longer than the limit is refused as too long, naming the limit', () => {
+    const err = refused('select 1234', 'SIPHON_ERR_QUERY_TOO_LONG', 10);
+    assert.match(err.message, /\b10 characters/);
+    // Length wins over the other checks: a long query is not inspected further.
+    refused(`pragma x${'\0'.repeat(20)}`, 'SIPHON_ERR_QUERY_TOO_LONG', 10);
+  });
+
+  test('a query exactly as long as the limit is accepted', () => {
+    assert.equal(checkSql('select 1', 8), 'select 1');
+  });
+
+  test('a NUL anywhere is refused, because SQLite would silently ignore what follows it', () => {
+    for (const sql of ['select 1\0; attach \'/x\' as y', '\0select 1', 'select 1\0', "select 'a\0b'"]) {
+      refused(sql, 'SIPHON_ERR_QUERY_NUL');
+    }
+  });
+
+  test('statements that are not SELECT, WITH or VALUES are refused, naming the first word', () => {
+    const cases: [string, string][] = [
+      ['pragma hard_heap_limit=1', 'pragma'],
+      ['PRAGMA table_info(data)', 'pragma'],
+      ['  -- c\n /* d */ PrAgMa busy_timeout=1', 'pragma'],
+      ["attach '/tmp/x.db' as x", 'attach'],
+      ['detach x', 'detach'],
+      ["vacuum into '/tmp/v.db'", 'vacuum'],
+      ['explain select 1', 'explain'],
+      ['EXPLAIN QUERY PLAN select 1', 'explain'],
+      ['begin', 'begin'],
+      ['savepoint a', 'savepoint'],
+      ['reindex', 'reindex'],
+      ['analyze', 'analyze'],
+      ['create temp table t(x)', 'create'],
+      ["insert into data values ('x')", 'insert'],
+      ['replace into data values (1)', 'replace'],
+      ["update data set title = 'x'", 'update'],
+      ['delete from data returning *', 'delete'],
+      ['drop table data', 'drop'],
+      ['alter table data add column y', 'alter'],
+      ['selectx 1', 'selectx'],
+    ];
+    for (const [sql, word] of cases) {
+      const err = refused(sql, 'SIPHON_ERR_QUERY_NOT_READ');
+      assert.ok(err.message.includes(`not one starting with ${JSON.stringify(word)}`), `${sql}: ${err.message}`);
+    }
+  });
+
+  test('a query with no keyword at all (only comments, or punctuation first) is refused as not a read', () => {
+    for (const sql of ['-- only a comment', '/* unterminated select 1', '(select 1)', '"select" 1', '; select 1']) {
+      const err = refused(sql, 'SIPHON_ERR_QUERY_NOT_READ');
+      // With no word there is nothing to quote back.
+      assert.doesNotMatch(err.message, /starting with/, sql);
+    }
+  });
+
+  test('the word quoted back in the error is cut to 30 characters', () => {
+    const err = refused(`${'a'.repeat(50)} 1`, 'SIPHON_ERR_QUERY_NOT_READ');
+    assert.ok(err.message.includes(JSON.stringify('a'.repeat(30))));
+    assert.ok(!err.message.includes('a'.repeat(31)));
+  });
+
+  test('SELECT, WITH and VALUES in any case, after comments, are accepted and returned unchanged', () => {
+    const accepted = [
+      'select 1',
+      'SELECT * FROM data',
+      'SeLeCt 1',
+      'with x as (select 1) select * from x',
+      'WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) SELECT n FROM c',
+      'values (1, 2), (3, 4)',
+      'VALUES (1)',
+      '-- hi\nselect 1',
+      '/* x */ select 1',
+      "select 'pragma table_info' as p",
+      'select 1; -- trailing',
+      '\n\t select 1',
+    ];
+    for (const sql of accepted) assert.equal(checkSql(sql, max), sql);
+  });
+});
+
+describe('firstKeyword', () => {
+  test('returns the first word lower-cased, whatever its case', () => {
+    assert.equal(firstKeyword('select 1'), 'select');
+    assert.equal(firstKeyword('SELECT 1'), 'select');
+    assert.equal(firstKeyword('PrAgMa x'), 'pragma');
+    assert.equal(firstKeyword('select*from t'), 'select');
+    assert.equal(firstKeyword('pragma(x)'), 'pragma');
+  });
+
+  test('skips leading whitespace of every kind SQLite skips', () => {
+    assert.equal(firstKeyword(' \t\n\r\fpragma x'), 'pragma');
+  });
+
+  test('skips line comments, which end only at a newline', () => {
+    assert.equal(firstKeyword('-- c\nselect 1'), 'select');
+    assert.equal(firstKeyword('--\n--\n  pragma x'), 'pragma');
+    // SQLite ends a -- comment only at \n, so after a lone \r everything is still comment.
+    assert.equal(firstKeyword('-- c\rpragma x'), '');
+    assert.equal(firstKeyword('-- pragma x'), '');
+  });
+
+  test('skips block comments, which do not nest', () => {
+    assert.equal(firstKeyword('/* c */select 1'), 'select');
+    assert.equal(firstKeyword('/**/values (1)'), 'values');
+    assert.equal(firstKeyword('/* a */ -- b\n /* c */ with x as (select 1) select 1'), 'with');
+    // SQLite's comment ends at the first */, so this is a pragma behind a comment.
+    assert.equal(firstKeyword('/* /* */ pragma x */'), 'pragma');
+    // The * that opens a comment does not also close it.
+    assert.equal(firstKeyword('/*/ pragma */ select 1'), 'select');
+  });
+
+  test('an unterminated block comment hides everything after it', () => {
+    assert.equal(firstKeyword('/* pragma x'), '');
+    assert.equal(firstKeyword('/*'), '');
+  });
+
+  test('returns an empty string when there is no word first', () => {
+    for (const sql of ['', '   ', '1', '(select 1)', '"select"', '- - select', '/ * select', ';select 1']) {
+      assert.equal(firstKeyword(sql), '', JSON.stringify(sql));
+    }
+  });
+});

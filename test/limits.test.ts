@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, test } from 'node:test';
+import { makeDb } from './helpers/fixture-db.js';
+import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+
+/** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
+const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
+
+let server: TestServer;
+let key: string;
+
+before(async () => {
+  server = await startServer({ queryTimeoutMs: 1000, clientIdleTimeoutMs: 800, queryProcesses: 2 });
+  ({ key } = await server.catalog.addUser('alice'));
+  // 200,000 rows of ~100 bytes: about 25 MB of JSON, more than loopback socket buffers hold.
+  const db = makeDb(server.dataDir, 'big.sqlite', `
+    create table big (id integer primary key, t text);
+    with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
+    insert into big select x, printf('%090d', x) from c;`);
+  await server.catalog.addScraper('alice/big', db, { isPrivate: false, description: '' });
+});
+after(() => server.close());
+
+const url = (query: string, format = 'json') => dataUrl(server.base, 'alice/big', format, { key, query });
+
+/** Makes a request and hands back the response unread, paused. */
+function request(target: string): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(target, (res) => { res.pause(); resolve(res); });
+    req.on('error', reject);
+  });
+}
+
+/** Reads a response to its end; rejects if the server cut it short. */
+function readAll(res: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => (res.complete ? resolve(Buffer.concat(chunks)) : reject(new Error('incomplete body'))));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('aborted')));
+    res.resume();
+  });
+}
+
+async function waitForPool(): Promise<void> {
+  while (server.pool.readyCount < server.config.queryProcesses) await new Promise((r) => setTimeout(r, 20));
+}
+
+test('a runaway query is stopped at the limit with 400 while other requests are served', async () => {
+  const order: string[] = [];
+  const slow = fetch(url(runaway)).then(async (res) => {
+    order.push('runaway');
+    return { status: res.status, body: await res.json() as { error: string } };
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const quick = await fetch(url('select 1 as one'));
+  order.push('select 1');
+  assert.deepEqual(await quick.json(), [{ one: 1 }]);
+  const stopped = await slow;
+  assert.equal(stopped.status, 400);
+  assert.match(stopped.body.error, /1 s limit/);
+  assert.deepEqual(order, ['select 1', 'runaway'], 'select 1 answered while the runaway ran');
+  // The killed process is replaced and the pool serves again at full size.
+  await waitForPool();
+  assert.deepEqual(await (await fetch(url('select 2 as two'))).json(), [{ two: 2 }]);
+});
+
+test('a huge cross join is stopped too', async () => {
+  const res = await fetch(url('select count(*) from big a, big b, big c'));
+  assert.equal(res.status, 400);
+  assert.match((await res.json() as { error: string }).error, /limit/);
+});
+
+test('time spent waiting for a slow client does not count against the limit', async () => {
+  const res = await request(url('select * from big'));
+  assert.equal(res.statusCode, 200);
+  const chunks: Buffer[] = [];
+  const ended = new Promise<boolean>((resolve) => {
+    res.on('end', () => resolve(res.complete));
+    res.on('aborted', () => resolve(false));
+  });
+  res.on('data', (c: Buffer) => chunks.push(c)).pause();
+  // Read nothing for 0.6 s twice (each under the 0.8 s idle limit, together over the 1 s query limit).
+  await new Promise((r) => setTimeout(r, 600));
+  res.resume();
+  await new Promise((r) => setTimeout(r, 30));
+  res.pause();
+  await new Promise((r) => setTimeout(r, 600));
+  res.resume();
+  assert.equal(await ended, true, 'the body is complete');
+  assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
+});
+
+test('a client that reads nothing is dropped after the idle limit, and its query process freed', async () => {
+  const res = await request(url('select * from big'));
+  // A paused socket does not notice being closed, so wait past the 0.8 s idle limit, then read:
+  // the body must turn out cut short rather than complete.
+  await new Promise((r) => setTimeout(r, 1500));
+  await assert.rejects(readAll(res));
+  assert.match(server.logs(), /"reason":"client-idle"/);
+  await waitForPool();
+  assert.deepEqual(await (await fetch(url('select 3 as three'))).json(), [{ three: 3 }]);
+});
+
+test('a client that goes away stops its query: the process is killed and replaced', async () => {
+  // As many runaways as there are processes, with a limit long enough that only the abort can free them.
+  const controllers = Array.from({ length: server.config.queryProcesses }, () => new AbortController());
+  const calls = controllers.map((c) => fetch(url(runaway), { signal: c.signal }).catch(() => 'aborted'));
+  await new Promise((r) => setTimeout(r, 200));
+  for (const c of controllers) c.abort();
+  assert.deepEqual(await Promise.all(calls), controllers.map(() => 'aborted'));
+  const res = await fetch(url('select 4 as four'));
+  assert.deepEqual(await res.json(), [{ four: 4 }]);
+});
+
+test('a failure after the first byte ends the body so the client can tell it is incomplete', async () => {
+  // Rows stream out, then abs() overflows on the last row: SQLite fails mid-result.
+  const failing = "select id, t, case when id = 200000 then abs(-9223372036854775808) else 0 end as boom from big";
+  for (const format of ['json', 'csv', 'ndjson']) {
+    const res = await request(url(failing, format));
+    assert.equal(res.statusCode, 200);
+    await assert.rejects(readAll(res), `${format} body must not end cleanly`);
+  }
+  // The limit reached after the first byte: rows first, then a runaway.
+  const res = await request(url(`select t from big union all select * from (${runaway})`));
+  await assert.rejects(readAll(res));
+});
+
+test('more concurrent queries than processes wait their turn and all succeed', async () => {
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+    fetch(url(`select ${i} as n, count(*) as c from big`)).then((r) => r.json())));
+  assert.deepEqual(results, Array.from({ length: 12 }, (_, i) => [{ n: i, c: 200000 }]));
+});
