@@ -48,11 +48,13 @@ const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
   serve: { flags: ['port', 'host', 'query-timeout', 'demo'], args: 0 },
 };
 
-function positiveNumber(flag: string, text: string | undefined, integer: boolean): number | undefined {
+/** A number flag: a port (0 to 65535; 0 picks a free one) or a positive number of seconds. */
+function numberFlag(flag: string, text: string | undefined, kind: 'port' | 'seconds'): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} must be a positive ${integer ? 'whole ' : ''}number, not ${JSON.stringify(text)}`);
+  const ok = text.trim() !== '' && (kind === 'port' ? Number.isInteger(n) && n >= 0 && n <= 65535 : Number.isFinite(n) && n > 0);
+  if (!ok) {
+    throw new UsageError(`${flag} must be ${kind === 'port' ? 'a port number from 0 to 65535' : 'a positive number of seconds'}, not ${JSON.stringify(text)}`);
   }
   return n;
 }
@@ -84,6 +86,10 @@ async function run(argv: string[]): Promise<void> {
     throw new UsageError(`${command} needs --db FILE`);
   }
 
+  // Checked before anything is created, like every other usage error.
+  const port = numberFlag('--port', command === 'serve' ? values.port ?? process.env.PORT : undefined, 'port');
+  const timeout = numberFlag('--query-timeout', values['query-timeout'], 'seconds');
+
   mkdirSync(dataDir, { recursive: true });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
   const catalog = new Catalog(store, dataDir);
@@ -112,9 +118,7 @@ async function run(argv: string[]): Promise<void> {
         process.stdout.write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
         break;
       }
-      case 'serve': {
-        const port = positiveNumber('--port', values.port ?? process.env.PORT, true);
-        const timeout = positiveNumber('--query-timeout', values['query-timeout'], false);
+      case 'serve':
         await serve(configWith({
           dataDir,
           host: values.host ?? defaults.host,
@@ -122,7 +126,6 @@ async function run(argv: string[]): Promise<void> {
           queryTimeoutMs: (timeout ?? defaults.queryTimeoutMs / 1000) * 1000,
         }), store, { demo: values.demo ?? false });
         return;
-      }
     }
   } finally {
     await store.close();

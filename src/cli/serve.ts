@@ -60,7 +60,11 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
     const stop = async (signal: string) => {
       process.off('SIGTERM', stop).off('SIGINT', stop);
       app.log.info({ signal }, 'stopping: finishing requests in flight');
+      // close() only drops the keep-alive connections idle at that moment; one whose response
+      // finishes later would hold the process until its keep-alive timeout (72 s).
+      const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);
       await app.close();
+      clearInterval(dropIdle);
       await pool.close();
       await store.close();
       resolve();

@@ -29,7 +29,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
     },
   };
-  const app = Fastify({ logger });
+  // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
+  const app = Fastify({ logger, return503OnClosing: false });
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    sendError(reply.header('connection', 'close'), errors.unavailable());
+    return reply;
+  });
 
   app.setNotFoundHandler((_request, reply) => {
     sendError(reply, errors.routeNotFound());

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import { hashKey, newKey } from '../keys.js';
@@ -44,6 +44,7 @@ export class Catalog {
       return await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
     } catch (err) {
       await rm(data.file, { force: true });
+      await rmdir(dir).catch(() => {});
       throw err;
     }
   }

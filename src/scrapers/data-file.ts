@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
@@ -77,6 +77,7 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
     return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: new Date().toISOString() };
   } catch (err) {
     await rm(incoming, { force: true });
+    await rmdir(dir).catch(() => {}); // only if this import made it and left it empty
     if (err instanceof Database.SqliteError) throw errors.dataInvalid(`${source} cannot be read as SQLite: ${err.message}`);
     throw err;
   }

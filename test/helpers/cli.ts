@@ -1,0 +1,184 @@
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { siphonBin } from './paths.js';
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Passed as the global --data-dir flag, before the command. */
+  dataDir?: string;
+  /** Added to the environment. SIPHON_DATA_DIR and PORT are removed first, so the caller's shell cannot leak in. */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.SIPHON_DATA_DIR;
+  delete env.PORT;
+  return { ...env, ...extra };
+}
+
+function cliArgs(args: string[], dataDir: string | undefined): string[] {
+  return [siphonBin, ...(dataDir === undefined ? [] : ['--data-dir', dataDir]), ...args];
+}
+
+/** Runs the real `bin/siphon` to completion and collects what it printed. */
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, cliArgs(args, opts.dataDir), {
+      cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Runs the CLI and fails with everything it printed unless it exits 0. */
+export async function runCliOk(args: string[], opts: CliOptions = {}): Promise<string> {
+  const r = await runCli(args, opts);
+  if (r.code !== 0) throw new Error(`siphon ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
+
+/** Creates an account through the CLI and returns its first key (the one line `user add` prints). */
+export async function addUser(dataDir: string, name: string): Promise<string> {
+  return (await runCliOk(['user', 'add', name], { dataDir })).trim();
+}
+
+/** A port nobody listens on right now, for when the test must choose the port itself. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** http://host:port as printed in the banner. */
+  base: string;
+  port: number;
+  banner: string;
+  stdout(): string;
+  stderr(): string;
+  /** Settles when the process has exited, with its exit code or the signal that killed it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const bannerPattern = /^Siphon is serving (.+) at (http:\/\/\S+)$/m;
+
+/**
+ * Starts `bin/siphon serve` as a child process and waits for its banner, which is the only
+ * reliable sign it is listening (and tells the port when it picked one itself).
+ */
+export function startServe(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
+    cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  // Always drained: a serve process logs every request to stdout, and a full pipe would stall it.
+  child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve printed no banner in time. stdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 15_000);
+    const onData = () => {
+      const m = bannerPattern.exec(stdout);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      const base = m[2]!;
+      resolve({
+        child, base, port: Number(new URL(base).port), banner: m[0],
+        stdout: () => stdout, stderr: () => stderr, exited,
+      });
+    };
+    child.stdout.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code ?? signal}) before its banner. stdout: ${stdout}\nstderr: ${stderr}`));
+    });
+  });
+}
+
+/** Every file (not folder) under `dir`, as paths relative to it; none when `dir` does not exist. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** Opens a data folder's siphon.db read-only, to check what Siphon recorded without changing it. */
+export function openMeta(dataDir: string): Database.Database {
+  return new Database(path.join(dataDir, 'siphon.db'), { readonly: true, fileMustExist: true });
+}
+
+export interface DownloadRow {
+  id: number;
+  scraper_id: number;
+  account_id: number;
+  key_id: number;
+  at: string;
+  format: string;
+  query: string | null;
+  status: number;
+  rows: number | null;
+  bytes: number;
+  duration_ms: number;
+}
+
+export function readDownloads(dataDir: string): DownloadRow[] {
+  const db = openMeta(dataDir);
+  try {
+    return db.prepare('select * from downloads order by id').all() as DownloadRow[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Row counts of the metadata tables, or all zero when siphon.db was never created. */
+export function countRows(dataDir: string): { accounts: number; api_keys: number; scrapers: number; downloads: number } {
+  if (!existsSync(path.join(dataDir, 'siphon.db'))) return { accounts: 0, api_keys: 0, scrapers: 0, downloads: 0 };
+  const db = openMeta(dataDir);
+  try {
+    const n = (t: string) => db.prepare(`select count(*) from ${t}`).pluck().get() as number;
+    return { accounts: n('accounts'), api_keys: n('api_keys'), scrapers: n('scrapers'), downloads: n('downloads') };
+  } finally {
+    db.close();
+  }
+}
+
+/** Polls `check` until it holds; fails after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
