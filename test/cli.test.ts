@@ -251,6 +251,27 @@ describe('serve', () => {
   });
 });
 
+test('--demo prints the same working key at every start, and seeds the demo once', async () => {
+  const dataDir = tempDir();
+  const keys: string[] = [];
+  for (let start = 0; start < 2; start++) {
+    const server = await startServe(['--demo', '--port', '0'], { dataDir });
+    try {
+      await waitFor(() => /curl '/.test(server.stdout()), 5000);
+      const key = /Demo key[^:]*: (\S+)/.exec(server.stdout())![1]!;
+      keys.push(key);
+      const res = await fetch(`${server.base}/demo/planning-applications/data.csv?query=select+count(*)+as+n+from+data`,
+        { headers: { 'X-API-Key': key } });
+      assert.equal(await res.text(), 'n\r\n300\r\n');
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.deepEqual(await server.exited, { code: 0, signal: null });
+    }
+  }
+  assert.equal(keys[0], keys[1]);
+  assert.deepEqual(countRows(dataDir), { accounts: 1, api_keys: 1, scrapers: 1, downloads: 2 });
+});
+
 test('--help exits 0 with the usage on stdout', async () => {
   const cwd = tempDir();
   for (const args of [['--help'], ['-h'], ['user', 'add', '--help'], []]) {
