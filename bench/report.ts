@@ -118,7 +118,7 @@ export function printReport(r: Results): void {
       ['plain `select 1` latency', n(k.select1Ms, 2), ''],
       ['timeout response → `select 1` answered', n(k.recoveryMs, 1), k.recoveryRunsMs.map((v) => n(v, 1)).join(' / ')],
       ['recovery ÷ plain select 1', x(k.ratio), ''],
-      ['same, killed process < 1 s old (pool waits 250 ms)', n(k.youngProcessRecoveryMs, 1), ''],
+      ['same, when the killed process was < 1 s old', n(k.youngProcessRecoveryMs, 1), ''],
     ]));
 
   out.push(table('e. Server process memory during the json export (sampled every 50 ms; server and client worker share the process)',

@@ -3,19 +3,16 @@
  * builds it (real pool of query processes, real store and catalog), and a bare Fastify baseline.
  */
 import Fastify from 'fastify';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { configWith, type Config } from '../src/config.js';
-import { buildServer } from '../src/http/server.js';
-import { QueryPool } from '../src/pool/pool.js';
+import type { QueryPool } from '../src/pool/pool.js';
 import { Catalog } from '../src/scrapers/catalog.js';
+import { startService } from '../src/service.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import { dataUrl as testDataUrl } from '../test/helpers/server.js';
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir } from '../test/helpers/fixture-db.js';
 
 export interface BenchServer {
   base: string;
@@ -31,25 +28,16 @@ export interface BenchServer {
  * that drops them, where the test helper keeps every line in a string that grows for the whole run.
  */
 export async function startSiphon(overrides: Partial<Config> & { dataDir: string }): Promise<BenchServer> {
-  const config = configWith({ ...overrides, port: 0 });
+  const config = configWith({ ...overrides, host: '127.0.0.1', port: 0 });
   const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
   const catalog = new Catalog(store, config.dataDir);
-  const pool = new QueryPool({
-    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
-    maxQueued: config.maxQueuedQueries,
-  });
-  await pool.ready();
   const logStream = new Writable({ write: (_chunk, _enc, cb) => cb() });
-  const app = buildServer({ config, store, pool, logStream });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
+  const service = await startService(config, store, logStream);
   return {
-    base: `http://127.0.0.1:${address.port}`,
-    config, catalog, pool,
+    base: service.base,
+    config, catalog, pool: service.pool,
     async close() {
-      await app.close();
-      await pool.close();
+      await service.close();
       await store.close();
     },
   };
@@ -70,5 +58,5 @@ export async function startFixedBodyServer(body: string): Promise<{ base: string
 
 /** `GET /{scraper}/data.{format}?key=…&query=…` on `base`. */
 export function dataUrl(base: string, scraper: string, format: string, key: string, sql: string): string {
-  return `${base}/${scraper}/data.${format}?${new URLSearchParams({ key, query: sql })}`;
+  return testDataUrl(base, scraper, format, { key, query: sql });
 }

@@ -3,9 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { writeDemoDatabase } from '../demo/demo-data.js';
-import { buildServer } from '../http/server.js';
-import { QueryPool } from '../pool/pool.js';
 import { Catalog } from '../scrapers/catalog.js';
+import { startService } from '../service.js';
 import type { Store } from '../store/types.js';
 
 export const demoScraper = 'demo/planning-applications';
@@ -38,16 +37,8 @@ async function ensureDemo(store: Store, catalog: Catalog, dataDir: string): Prom
 export async function serve(config: Config, store: Store, opts: { demo: boolean }): Promise<void> {
   await mkdir(config.dataDir, { recursive: true });
   const demoKey = opts.demo ? await ensureDemo(store, new Catalog(store, config.dataDir), config.dataDir) : undefined;
-  const pool = new QueryPool({
-    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
-    maxQueued: config.maxQueuedQueries,
-  });
-  await pool.ready();
-  const app = buildServer({ config, store, pool });
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const service = await startService(config, store);
+  const base = service.base;
   process.stdout.write(`Siphon is serving ${config.dataDir} at ${base}\n`);
   if (demoKey) {
     process.stdout.write(
@@ -59,13 +50,8 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
       process.off('SIGTERM', stop).off('SIGINT', stop);
-      app.log.info({ signal }, 'stopping: finishing requests in flight');
-      // close() only drops the keep-alive connections idle at that moment; one whose response
-      // finishes later would hold the process until its keep-alive timeout (72 s).
-      const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);
-      await app.close();
-      clearInterval(dropIdle);
-      await pool.close();
+      service.app.log.info({ signal }, 'stopping: finishing requests in flight');
+      await service.close();
       await store.close();
       resolve();
     };

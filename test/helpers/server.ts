@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
-import { buildServer } from '../../src/http/server.js';
-import { QueryPool } from '../../src/pool/pool.js';
+import type { QueryPool } from '../../src/pool/pool.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
+import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import { tempDir } from './fixture-db.js';
 
@@ -22,28 +22,19 @@ export interface TestServer {
 /** A real server on a loopback port, with its own data folder and query processes. */
 export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const config = configWith({ queryProcesses: 2, logLevel: 'info', ...overrides, dataDir, port: 0 });
+  const config = configWith({ queryProcesses: 2, logLevel: 'info', ...overrides, dataDir, host: '127.0.0.1', port: 0 });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
   const catalog = new Catalog(store, dataDir);
-  const pool = new QueryPool({
-    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
-    maxQueued: config.maxQueuedQueries,
-  });
-  await pool.ready();
   let logText = '';
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => { logText += chunk.toString(); });
-  const app = buildServer({ config, store, pool, logStream });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
+  const service = await startService(config, store, logStream);
   return {
-    base: `http://127.0.0.1:${address.port}`,
-    dataDir, config, store, catalog, pool,
+    base: service.base,
+    dataDir, config, store, catalog, pool: service.pool,
     logs: () => logText,
     async close() {
-      await app.close();
-      await pool.close();
+      await service.close();
       await store.close();
     },
   };

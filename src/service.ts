@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { buildServer } from './http/server.js';
+import { QueryPool } from './pool/pool.js';
+import type { Store } from './store/types.js';
+
+export interface RunningService {
+  app: FastifyInstance;
+  pool: QueryPool;
+  /** http://host:port actually listened on (the port is chosen when config.port is 0). */
+  base: string;
+  /** Finishes the requests in flight, then stops the query processes. The store stays open. */
+  close(): Promise<void>;
+}
+
+/** Starts the query processes and the HTTP server on the configured address. */
+export async function startService(
+  config: Config,
+  store: Store,
+  logStream?: NodeJS.WritableStream,
+): Promise<RunningService> {
+  const pool = new QueryPool({
+    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
+    maxQueued: config.maxQueuedQueries,
+  });
+  await pool.ready();
+  const app = buildServer({ config, store, pool, logStream });
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    app,
+    pool,
+    base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    async close() {
+      // close() only drops the keep-alive connections idle at that moment; one whose response
+      // finishes later would hold the process until its keep-alive timeout (72 s).
+      const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(dropIdle);
+      }
+      await pool.close();
+    },
+  };
+}
