@@ -24,6 +24,12 @@ export const errors = {
   keyInvalid: () => make('SIPHON_ERR_KEY_INVALID', 401, 'API key is not valid. Check it, or create a new one.'),
   keyRevoked: () => make('SIPHON_ERR_KEY_REVOKED', 401, 'API key has been revoked. Create a new one.'),
 
+  // 403: who may publish. Only the owner's keys, and never a key created read-only.
+  keyReadOnly: () =>
+    make('SIPHON_ERR_KEY_READ_ONLY', 403, 'This API key is read-only: it can query data but never publish it. Use a key created without --read-only.'),
+  forbidden: (fullName: string) =>
+    make('SIPHON_ERR_FORBIDDEN', 403, `Only the owner's keys can publish data to ${fullName}.`),
+
   // 404: what is asked for. A private scraper gets the unknown-scraper answer so its existence is not revealed.
   scraperNotFound: (fullName: string) =>
     make('SIPHON_ERR_SCRAPER_NOT_FOUND', 404, `can't find scraper ${fullName}`),
@@ -55,8 +61,11 @@ export const errors = {
   callbackInvalid: () =>
     make('SIPHON_ERR_CALLBACK_INVALID', 400,
       'The callback must be a JavaScript identifier or dotted path (letters, digits, _ and $, not starting with a digit, at most 128 characters).'),
+  atomColumns: (missing: readonly string[]) =>
+    make('SIPHON_ERR_ATOM_COLUMNS', 400,
+      `An Atom feed needs columns named title, content, link and date; the query has no ${missing.join(', ')}. Name them with AS, for example: select name || ' ' || address as title, description as content, url as link, date_scraped as date from "data".`),
 
-  // Managing accounts and scrapers (CLI now; publishing over HTTP later)
+  // Managing accounts and scrapers (CLI, and publishing over HTTP)
   nameInvalid: (what: string, name: string) =>
     make('SIPHON_ERR_NAME_INVALID', 400,
       `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ''}.`),
@@ -65,6 +74,11 @@ export const errors = {
   scraperExists: (fullName: string) =>
     make('SIPHON_ERR_SCRAPER_EXISTS', 409, `Scraper ${fullName} already exists; use publish to replace its data.`),
   dataInvalid: (why: string) => make('SIPHON_ERR_DATA_INVALID', 400, why),
+  dataTooLarge: (maxBytes: number) =>
+    make('SIPHON_ERR_DATA_TOO_LARGE', 413, `The database is larger than the publish limit of ${maxBytes} bytes.`),
+  contentType: (sent: string) =>
+    make('SIPHON_ERR_CONTENT_TYPE', 415,
+      `Send the SQLite file as Content-Type: application/vnd.sqlite3 (application/x-sqlite3, application/octet-stream or none are accepted too), not ${JSON.stringify(sent.slice(0, 100))}.`),
 
   // 503: the service, not the client
   busy: () => make('SIPHON_ERR_BUSY', 503, 'Too many queries are waiting. Try again in a few seconds.'),

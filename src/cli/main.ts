@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { configWith, defaults, resolveDataDir } from '../config.js';
+import { configWith, defaults, publicBaseUrl, resolveDataDir } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { Catalog } from '../scrapers/catalog.js';
 import { SqliteStore } from '../store/sqlite-store.js';
@@ -15,10 +15,11 @@ const usage = `Usage: siphon [--data-dir DIR] <command>
   scraper add OWNER/NAME --db FILE [--private] [--description TEXT]
                                           register a scraper with a copy of an SQLite file
   scraper publish OWNER/NAME --db FILE    replace a scraper's data atomically
-  serve [--port N] [--host ADDR] [--query-timeout SECONDS] [--demo]
-                                          run the HTTP service (SIGTERM stops it gracefully)
+  serve [--port N] [--host ADDR] [--query-timeout SECONDS] [--max-publish-mb N] [--demo]
+        [--public-url URL]                run the HTTP service (SIGTERM stops it gracefully)
 
-The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT.
+The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT
+and $SIPHON_PUBLIC_URL (the address clients use, for absolute URLs in Atom feeds).
 `;
 
 class UsageError extends Error {}
@@ -32,6 +33,8 @@ const options = {
   port: { type: 'string' },
   host: { type: 'string' },
   'query-timeout': { type: 'string' },
+  'max-publish-mb': { type: 'string' },
+  'public-url': { type: 'string' },
   demo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
@@ -45,16 +48,16 @@ const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
   'key revoke': { flags: [], args: 1 },
   'scraper add': { flags: ['db', 'private', 'description'], args: 1 },
   'scraper publish': { flags: ['db'], args: 1 },
-  serve: { flags: ['port', 'host', 'query-timeout', 'demo'], args: 0 },
+  serve: { flags: ['port', 'host', 'query-timeout', 'max-publish-mb', 'demo', 'public-url'], args: 0 },
 };
 
-/** A number flag: a port (0 to 65535; 0 picks a free one) or a positive number of seconds. */
-function numberFlag(flag: string, text: string | undefined, kind: 'port' | 'seconds'): number | undefined {
+/** A number flag: a port (0 to 65535; 0 picks a free one) or a positive number of seconds or megabytes. */
+function numberFlag(flag: string, text: string | undefined, kind: 'port' | 'seconds' | 'megabytes'): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
   const ok = text.trim() !== '' && (kind === 'port' ? Number.isInteger(n) && n >= 0 && n <= 65535 : Number.isFinite(n) && n > 0);
   if (!ok) {
-    throw new UsageError(`${flag} must be ${kind === 'port' ? 'a port number from 0 to 65535' : 'a positive number of seconds'}, not ${JSON.stringify(text)}`);
+    throw new UsageError(`${flag} must be ${kind === 'port' ? 'a port number from 0 to 65535' : `a positive number of ${kind}`}, not ${JSON.stringify(text)}`);
   }
   return n;
 }
@@ -89,6 +92,12 @@ async function run(argv: string[]): Promise<void> {
   // Checked before anything is created, like every other usage error.
   const port = numberFlag('--port', command === 'serve' ? values.port ?? process.env.PORT : undefined, 'port');
   const timeout = numberFlag('--query-timeout', values['query-timeout'], 'seconds');
+  const publishMb = numberFlag('--max-publish-mb', values['max-publish-mb'], 'megabytes');
+  const publicUrlText = command === 'serve' ? values['public-url'] ?? (process.env.SIPHON_PUBLIC_URL || undefined) : undefined;
+  const publicUrl = publicUrlText === undefined ? undefined : publicBaseUrl(publicUrlText);
+  if (publicUrlText !== undefined && publicUrl === undefined) {
+    throw new UsageError(`--public-url (or $SIPHON_PUBLIC_URL) must be an http or https URL with no query, such as https://data.example.org, not ${JSON.stringify(publicUrlText)}`);
+  }
 
   mkdirSync(dataDir, { recursive: true });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
@@ -124,6 +133,8 @@ async function run(argv: string[]): Promise<void> {
           host: values.host ?? defaults.host,
           port: port ?? defaults.port,
           queryTimeoutMs: (timeout ?? defaults.queryTimeoutMs / 1000) * 1000,
+          maxPublishBytes: Math.round((publishMb ?? defaults.maxPublishBytes / 2 ** 20) * 2 ** 20),
+          publicUrl,
         }), store, { demo: values.demo ?? false });
         return;
     }

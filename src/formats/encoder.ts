@@ -1,3 +1,4 @@
+import type { AtomFeed } from './atom.js';
 import type { SqliteValue } from './values.js';
 
 /**
@@ -16,4 +17,6 @@ export interface EncoderOptions {
   columns: string[];
   /** JSONP callback name, already validated. */
   callback?: string;
+  /** What an Atom feed says about itself (atom only). */
+  feed?: AtomFeed;
 }

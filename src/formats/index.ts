@@ -1,3 +1,4 @@
+import { atomColumns, atomEncoder } from './atom.js';
 import { csvEncoder } from './csv.js';
 import type { Encoder, EncoderOptions } from './encoder.js';
 import { jsonEncoder, ndjsonEncoder } from './json.js';
@@ -8,7 +9,11 @@ import { jsonEncoder, ndjsonEncoder } from './json.js';
  * Adding a format is one encoder file plus one entry here.
  */
 export type Format =
-  | { kind: 'rows'; name: string; contentType: string; attachment?: string; encoder: (o: EncoderOptions) => Encoder }
+  | {
+    kind: 'rows'; name: string; contentType: string; attachment?: string; encoder: (o: EncoderOptions) => Encoder;
+    /** Columns the query must return; checked in the query process before the first byte. */
+    requiredColumns?: readonly string[];
+  }
   | { kind: 'file'; name: string; contentType: string; attachment: string };
 
 const list: Format[] = [
@@ -16,6 +21,10 @@ const list: Format[] = [
   { kind: 'rows', name: 'csv', contentType: 'text/csv; charset=utf-8', attachment: 'csv', encoder: csvEncoder },
   { kind: 'rows', name: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', encoder: ndjsonEncoder },
   { kind: 'file', name: 'sqlite', contentType: 'application/vnd.sqlite3', attachment: 'sqlite' },
+  {
+    kind: 'rows', name: 'atom', contentType: 'application/atom+xml; charset=utf-8', encoder: atomEncoder,
+    requiredColumns: atomColumns,
+  },
 ];
 
 export const formatNames: readonly string[] = list.map((f) => f.name);

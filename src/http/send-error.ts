@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { errors, SiphonError } from '../errors.js';
 import { jsonpContentType } from '../formats/index.js';
 import { jsonString } from '../formats/values.js';
+import { corsHeaders } from './cors.js';
 
 /** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
@@ -19,7 +20,8 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
-  reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  // CORS too, so a page calling the API with fetch() can read why its call failed.
+  reply.headers(corsHeaders).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
   // Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too.
   const message = jsonString(error.message);
   if (jsonpCallback) {

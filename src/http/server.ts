@@ -3,9 +3,13 @@ import type { Config } from '../config.js';
 import { errors, SiphonError } from '../errors.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { Store } from '../store/types.js';
+import { corsPreflightRoutes } from './cors.js';
 import { redactUrl } from './redact.js';
+import { assetRoutes } from './routes/assets.js';
 import { dataRoutes } from './routes/data.js';
 import { healthRoutes } from './routes/health.js';
+import { pageRoutes } from './routes/pages.js';
+import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
 import { sendError } from './send-error.js';
 
@@ -52,5 +56,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   dataRoutes(app, deps);
   scraperInfoRoutes(app, deps);
   healthRoutes(app, deps);
+  publishRoutes(app, deps);
+  corsPreflightRoutes(app);
+  pageRoutes(app, deps);
+  assetRoutes(app);
   return app;
 }

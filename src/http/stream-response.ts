@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 
 export type StreamOutcome =
   /** Every byte was handed to the client. */
@@ -18,6 +18,11 @@ export type StreamOutcome =
  * us destroy the socket, so a chunked body lacks its final chunk (and a sized one is short) and the
  * client can tell it is incomplete. If the client goes away, the source is destroyed (which kills a
  * running query). A client that takes no bytes for `idleTimeoutMs` is dropped.
+ *
+ * With a `compressor`, the source is piped through it and its output is what the client gets:
+ * backpressure still reaches the source (a paused client fills the compressor, which pauses the
+ * source), and every rule above holds for the compressed body (a failure destroys the socket rather
+ * than finishing the compressed stream). `bytes` counts the body before compression.
  */
 export function streamResponse(
   request: FastifyRequest,
@@ -25,9 +30,11 @@ export function streamResponse(
   source: Readable,
   headers: OutgoingHttpHeaders,
   idleTimeoutMs: number,
+  compressor?: Transform,
 ): Promise<StreamOutcome> {
   return new Promise((resolve) => {
     const res = reply.raw;
+    const body: Readable = compressor ? source.pipe(compressor) : source;
     let started = false;
     let settled = false;
     let bytes = 0;
@@ -37,8 +44,12 @@ export function streamResponse(
       if (settled) return;
       settled = true;
       clearInterval(idleTimer);
-      source.off('data', onData).off('end', onEnd).off('error', onError);
-      source.on('error', () => {}); // a source destroyed after this point has no one left to tell
+      source.off('data', count).off('error', onError);
+      body.off('data', onData).off('end', onEnd).off('error', onError);
+      // A stream destroyed after this point has no one left to tell.
+      source.on('error', () => {});
+      body.on('error', () => {});
+      compressor?.destroy(); // finished, or abandoned: either way its zlib memory can go now
       res.off('close', onClose);
       resolve(outcome);
     };
@@ -58,18 +69,20 @@ export function streamResponse(
         res.end();
       }
     };
+    const count = (chunk: Buffer) => {
+      bytes += chunk.length;
+    };
     const onData = (chunk: Buffer) => {
       if (!started) start();
       if (settled) return;
-      bytes += chunk.length;
       if (!res.write(chunk)) {
-        source.pause();
+        body.pause();
         watchIdle();
         res.once('drain', () => {
           clearInterval(idleTimer);
           // Resuming from setImmediate, not in 'drain' itself: 'drain' can fire from nextTick and a
           // pump resumed there starves the event loop (measured: notes, section 6).
-          setImmediate(() => source.resume());
+          setImmediate(() => body.resume());
         });
       }
     };
@@ -102,7 +115,9 @@ export function streamResponse(
       if (!res.writableFinished) cut('client-gone');
     };
 
-    source.on('data', onData).on('end', onEnd).on('error', onError);
+    source.on('data', count).on('error', onError);
+    body.on('data', onData).on('end', onEnd);
+    if (compressor) compressor.on('error', onError);
     res.on('close', onClose);
   });
 }

@@ -67,8 +67,14 @@ async function run(job: QueryJob): Promise<void> {
   const format = findFormat(job.format);
   if (format?.kind !== 'rows') return fail('internal', `not a row format: ${job.format}`);
   try {
+    const columns = stmt.columns().map((c) => c.name);
+    // Checked before the first byte, so the client gets a clean 400 naming what its query lacks.
+    const missing = format.requiredColumns?.filter((name) => !columns.includes(name)) ?? [];
+    if (missing.length > 0) {
+      return await writeJson(FrameType.error, { kind: 'columns', message: `missing columns: ${missing.join(', ')}`, missing } satisfies ErrorPayload);
+    }
     stmt.raw(true).safeIntegers(true);
-    const encoder = format.encoder({ columns: stmt.columns().map((c) => c.name), callback: job.callback });
+    const encoder = format.encoder({ columns, callback: job.callback, feed: job.feed });
     let out = encoder.head();
     let batch: SqliteValue[][] = [];
     let rows = 0;

@@ -33,6 +33,7 @@ function errorFromChild(p: ErrorPayload): SiphonError {
   switch (p.kind) {
     case 'sql': return errors.sql(p.message);
     case 'not-read': return errors.queryNotRead();
+    case 'columns': return errors.atomColumns(p.missing ?? []);
     case 'resources': return errors.queryProcessDied();
     case 'internal': return Object.assign(errors.internal(), { cause: p.message });
   }

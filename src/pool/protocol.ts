@@ -3,6 +3,7 @@
  * Jobs go to a child over IPC; results come back on the child's stdout as frames
  * `[type u8][length u32 BE][payload]`, so data, end and error stay in order on one channel.
  */
+import type { AtomFeed } from '../formats/atom.js';
 
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
@@ -12,6 +13,8 @@ export interface QueryJob {
   sql: string;
   format: string;
   callback?: string;
+  /** For atom: the feed's own metadata, built by the route (absolute URLs, no key). */
+  feed?: AtomFeed;
 }
 
 export interface RunMessage {
@@ -28,11 +31,13 @@ export interface EndPayload {
 
 /**
  * `sql`: SQLite refused or failed the query; `not-read`: the statement would not only read;
+ * `columns`: the query lacks columns its format needs (listed in `missing`);
  * `resources`: the result outgrew what a process can hold; `internal`: our fault (data file unreadable).
  */
 export interface ErrorPayload {
-  kind: 'sql' | 'not-read' | 'resources' | 'internal';
+  kind: 'sql' | 'not-read' | 'columns' | 'resources' | 'internal';
   message: string;
+  missing?: string[];
 }
 
 export interface Frame {

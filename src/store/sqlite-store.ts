@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type {
-  Account, ApiKey, DataVersion, DownloadRecord, DownloadStats, NewScraper, Scraper, Store,
+  Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, ListScrapersOptions, NewScraper, Scraper,
+  ScraperListing, Store,
 } from './types.js';
 
 const schema = `
@@ -45,6 +46,8 @@ create table if not exists downloads (
   duration_ms real not null
 );
 create index if not exists downloads_by_scraper on downloads (scraper_id, account_id);
+-- Downloads per day on the scraper page read one scraper's recent downloads.
+create index if not exists downloads_by_scraper_time on downloads (scraper_id, at);
 `;
 
 interface ScraperRow {
@@ -180,6 +183,43 @@ export class SqliteStore implements Store {
       where d.scraper_id = ? group by d.account_id order by count desc, a.name`).all(scraperId) as
       { owner: string; count: number }[];
     return { total: by.reduce((sum, b) => sum + b.count, 0), by };
+  }
+
+  async listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]> {
+    const where = ['s.private = 0'];
+    const params: (string | number)[] = [];
+    if (options.owner !== undefined) {
+      where.push('a.name = ?');
+      params.push(options.owner);
+    }
+    if (options.search) {
+      // LIKE wildcards in the search text are matched literally.
+      const pattern = `%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      where.push("(a.name like ? escape '\\' or s.name like ? escape '\\' or s.description like ? escape '\\')");
+      params.push(pattern, pattern, pattern);
+    }
+    const rows = this.stmt(`
+      select * from (
+        select scraper.*, (select count(*) from downloads d where d.scraper_id = scraper.id) as downloads
+        from (${scraperSelect} where ${where.join(' and ')}) scraper)
+      order by downloads desc, updated_at desc, owner_name, name limit ?`).all(...params, options.limit) as
+      (ScraperRow & { downloads: number })[];
+    return rows.map((row) => ({ scraper: toScraper(row), downloads: row.downloads }));
+  }
+
+  async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {
+    const dayMs = 24 * 60 * 60 * 1000;
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const first = new Date(today - (days - 1) * dayMs).toISOString();
+    // `at` is an ISO timestamp in UTC, so its first 10 characters are its UTC day.
+    const counts = new Map((this.stmt(`
+      select substr(at, 1, 10) as day, count(*) as count from downloads
+      where scraper_id = ? and at >= ? group by day`).all(scraperId, first) as DayCount[])
+      .map((d) => [d.day, d.count]));
+    return Array.from({ length: days }, (_, i) => {
+      const day = new Date(today - (days - 1 - i) * dayMs).toISOString().slice(0, 10);
+      return { day, count: counts.get(day) ?? 0 };
+    });
   }
 
   async close(): Promise<void> {

@@ -72,6 +72,26 @@ export interface DownloadStats {
   by: { owner: string; count: number }[];
 }
 
+/** A public scraper as the lists on the home and owner pages show it. */
+export interface ScraperListing {
+  scraper: Scraper;
+  downloads: number;
+}
+
+export interface ListScrapersOptions {
+  /** Only this owner's scrapers (matched case-insensitively). */
+  owner?: string;
+  /** Only scrapers whose owner, name or description contains this text (case-insensitive for ASCII). */
+  search?: string;
+  limit: number;
+}
+
+/** Downloads on one UTC day, `day` as YYYY-MM-DD. */
+export interface DayCount {
+  day: string;
+  count: number;
+}
+
 export interface Store {
   createAccount(name: string): Promise<Account>;
   findAccount(name: string): Promise<Account | undefined>;
@@ -88,6 +108,10 @@ export interface Store {
 
   recordDownload(download: DownloadRecord): Promise<void>;
   downloadStats(scraperId: number): Promise<DownloadStats>;
+  /** Public scrapers only, most downloaded first, then most recently updated. */
+  listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;
+  /** One entry per UTC day for the last `days` days, oldest first, ending today; days without downloads are 0. */
+  downloadsPerDay(scraperId: number, days: number, now?: Date): Promise<DayCount[]>;
 
   close(): Promise<void>;
 }

@@ -6,11 +6,16 @@ import type { Config } from '../../config.js';
 import { errors, type SiphonError } from '../../errors.js';
 import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
 import type { QueryPool, QueryRun } from '../../pool/pool.js';
+import type { QueryJob } from '../../pool/protocol.js';
 import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
+import { corsHeaders } from '../cors.js';
+import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
+import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
+import { atomFeed } from './atom-feed.js';
 import { findPublicScraper, singleParam } from './params.js';
 
 interface DataRoute {
@@ -23,6 +28,7 @@ const clientClosedStatus = 499;
 
 function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undefined, fileSize?: number): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
+    ...corsHeaders,
     'content-type': jsonp ? jsonpContentType : format.contentType,
     // The key is in the URL: shared caches must not keep the response; browsers revalidate.
     'cache-control': 'private, no-cache',
@@ -40,8 +46,9 @@ function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undef
 /**
  * GET|HEAD /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its own
  * status: authenticate (401) → find the public scraper (404) → format (404) → callback (400) →
- * check the SQL (400) → run it in a query process (400 on SQL errors and the time limit) → stream
- * → record the download. Every call that gets past the first two steps is a download.
+ * check the SQL (400) → 304 if the client's copy is current → run it in a query process (400 on SQL
+ * errors and the time limit) → stream, compressed if asked → record the download. Every call that
+ * gets past the first two steps is a download, a 304 too.
  */
 export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
   const { config, store, pool } = deps;
@@ -72,20 +79,25 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
     try {
       if (!format) throw errors.formatUnknown(formatNames);
       if (callback !== undefined && format.name === 'json' && !jsonp) throw errors.callbackInvalid();
-      let source: Readable;
-      let headers: OutgoingHttpHeaders;
-      if (format.kind === 'file') {
-        source = createReadStream(scraper.data.file);
-        headers = responseHeaders(format, scraper, undefined, scraper.data.sizeBytes);
-      } else {
-        run = pool.run({
-          scraperId: scraper.id, file: scraper.data.file, sql: checkSql(sql ?? undefined, config.maxQueryChars),
-          format: format.name, callback: jsonp,
-        });
-        source = run;
-        headers = responseHeaders(format, scraper, jsonp);
+      let job: QueryJob | undefined;
+      if (format.kind === 'rows') {
+        const checkedSql = checkSql(sql ?? undefined, config.maxQueryChars);
+        job = {
+          scraperId: scraper.id, file: scraper.data.file, sql: checkedSql, format: format.name, callback: jsonp,
+          feed: format.name === 'atom' ? atomFeed(request, scraper, checkedSql, config) : undefined,
+        };
       }
-      const outcome: StreamOutcome = await streamResponse(request, reply, source, headers, config.clientIdleTimeoutMs);
+      // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
+      const coding = negotiateCoding(request.headers);
+      const plain = responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes);
+      const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
+      if (isNotModified(request.headers, headers)) {
+        status = sendNotModified(reply, headers);
+        return;
+      }
+      const source: Readable = job ? (run = pool.run(job)) : createReadStream(scraper.data.file);
+      const outcome: StreamOutcome = await streamResponse(
+        request, reply, source, headers, config.clientIdleTimeoutMs, compressorFor(coding));
       if (outcome.kind === 'failed-before-start') throw outcome.error;
       bytes = outcome.bytes;
       rows = run?.rows ?? null;

@@ -1,0 +1,65 @@
+import type { FastifyReply } from 'fastify';
+import fresh from 'fresh';
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Scraper } from '../store/types.js';
+import type { ContentCoding } from './compression.js';
+
+/** Status recorded for a download answered from the client's cache. */
+const notModifiedStatus = 304;
+
+/**
+ * The response headers with its validators:
+ *
+ * - `ETag`: a hash of the scraper, its data version and file (a publish changes it at once), and
+ *   `shape`, everything that shapes the body: the query job (format, SQL, callback, and whatever
+ *   else a format puts in it), or just the format for a file. A job never holds the key. The
+ *   coding is a suffix (`-gzip`, `-br`), so a cache can never match a validator to a stored
+ *   response in another coding. Weak (`W/`): the same data and job give the same rows, but not
+ *   always the same bytes (`random()`, the clock), and compressed bytes depend on how the rows
+ *   were chunked.
+ * - `Last-Modified`: when the data last changed, to the second (HTTP dates have no finer unit).
+ */
+export function withValidators(
+  headers: OutgoingHttpHeaders, scraper: Scraper, shape: object, coding: ContentCoding,
+): OutgoingHttpHeaders {
+  const hash = createHash('sha256')
+    .update(JSON.stringify({ scraper: scraper.id, version: scraper.data.version, file: scraper.data.file, shape }))
+    .digest('base64url')
+    .slice(0, 27); // 162 bits: collisions are out of reach
+  return {
+    ...headers,
+    etag: `W/"${hash}${coding === 'identity' ? '' : `-${coding}`}"`,
+    'last-modified': new Date(scraper.data.updatedAt).toUTCString(),
+  };
+}
+
+/**
+ * Whether the client's cached copy is still current (RFC 9110 §13.1.2–13.1.3, via `fresh`):
+ * `If-None-Match` (`*`, a list, weak comparison) wins over `If-Modified-Since`, which is ignored
+ * when malformed. Only those two headers are passed on: `fresh` would answer in full any request
+ * with `Cache-Control: no-cache`, but that directive asks caches to revalidate with us (RFC 9111
+ * §5.2.1.4), which is what a conditional request is, and fetch() adds it to every request that
+ * carries its own If-None-Match.
+ */
+export function isNotModified(request: IncomingHttpHeaders, response: OutgoingHttpHeaders): boolean {
+  return fresh(
+    { 'if-none-match': request['if-none-match'], 'if-modified-since': request['if-modified-since'] },
+    { etag: response.etag, 'last-modified': response['last-modified'] },
+  );
+}
+
+/** Headers that describe the body itself, which a 304 has none of (RFC 9110 §15.4.5). */
+const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'content-disposition'];
+
+/**
+ * Answers 304 with the headers the full response would have had, less those describing its body.
+ * Written on the raw response, as the streamed 200s are: Fastify's HEAD handling would add
+ * `Content-Length: 0`, which on a 304 claims the full response is empty (RFC 9110 §8.6).
+ */
+export function sendNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): number {
+  const kept = Object.entries(headers).filter(([name]) => !bodyHeaders.includes(name.toLowerCase()));
+  reply.hijack();
+  reply.raw.writeHead(notModifiedStatus, Object.fromEntries(kept)).end();
+  return notModifiedStatus;
+}

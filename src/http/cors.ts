@@ -1,0 +1,35 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/**
+ * CORS for the data API, so a web page on any origin can `fetch()` data with its key in the
+ * X-API-Key header (morph.io had none, which left browsers with JSONP only). `*` is safe here:
+ * a call is authorised by its key alone, never by cookies, so no credentials are involved.
+ */
+export const corsAllowHeaders = 'X-API-Key, Authorization, If-None-Match, If-Modified-Since';
+/** Headers a page's script may read besides the CORS-safelisted ones (Content-Type, Content-Length…). */
+export const corsExposeHeaders = 'Content-Disposition, ETag, Last-Modified';
+/** How long a browser may reuse a preflight answer; Chromium caps it at 2 hours. */
+export const corsMaxAgeSeconds = 7200;
+
+/** On every data response, success or error, in every format. */
+export const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': corsExposeHeaders,
+} as const;
+
+/**
+ * The preflight a browser sends before a cross-origin GET with an X-API-Key or Authorization
+ * header. It carries no key, so it is answered without one.
+ */
+export function corsPreflightRoutes(app: FastifyInstance): void {
+  const preflight = async (_request: unknown, reply: FastifyReply) => {
+    void reply.code(204).headers({
+      ...corsHeaders,
+      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+      'access-control-allow-headers': corsAllowHeaders,
+      'access-control-max-age': String(corsMaxAgeSeconds),
+    }).send();
+  };
+  app.options('/:owner/:scraper/data.:format', preflight);
+  app.options('/:owner/:scraper/data', preflight);
+}

@@ -1,0 +1,109 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { findFormat, formatNames } from '../../formats/index.js';
+import type { QueryPool } from '../../pool/pool.js';
+import type { Scraper, Store } from '../../store/types.js';
+import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../views/client/api-request.js';
+import { docsPage } from '../../views/docs-page.js';
+import { formatExamples } from '../../views/format-examples.js';
+import { homePage } from '../../views/home-page.js';
+import { notFoundPage } from '../../views/not-found-page.js';
+import { ownerPage } from '../../views/owner-page.js';
+import type { BuilderModel, BuilderState } from '../../views/query-builder.js';
+import { scraperPage } from '../../views/scraper-page.js';
+import { sendPage } from '../send-page.js';
+import { previewTable } from '../table-preview.js';
+import { singleParam } from './params.js';
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** Scrapers listed on one page; the search narrows a longer list. */
+const listLimit = 200;
+/** The download chart's span. */
+const chartDays = 90;
+const maxSearchChars = 200;
+
+const builderFormats = formatNames.map((name) => ({ name, kind: findFormat(name)!.kind }));
+
+/** The API's address for the examples: the configured public URL, else the address the visitor used. */
+function apiBase(request: FastifyRequest, config: Config): string {
+  if (config.publicUrl) return config.publicUrl;
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return ''; // an unreadable Host header: the examples show paths
+  }
+}
+
+/**
+ * The builder as the page first shows it: a table's first rows as json, or what a visitor without
+ * JavaScript submitted (`?table=&sql=&format=&callback=`; never a key).
+ */
+function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: Config, scraper: Scraper): BuilderModel {
+  const query = request.query;
+  const tables = scraper.data.tables;
+  const tableName = singleParam(query.table);
+  const table = tables.find((t) => t.name === tableName) ?? tables[0];
+  const formatName = singleParam(query.format) ?? '';
+  const format = formatNames.includes(formatName) ? formatName : 'json';
+  const tableSql = (name: string) => (format === 'atom'
+    ? withAtomColumns('', guessAtomMapping(table?.columns.map((c) => c.name) ?? []), name)
+    : firstRowsSql(name));
+  const sql = singleParam(query.sql)?.slice(0, config.maxQueryChars) || (table ? tableSql(table.name) : '');
+  const state: BuilderState = { table: table?.name ?? '', sql, format, callback: singleParam(query.callback)?.slice(0, 128) ?? '' };
+  return { base: apiBase(request, config), scraper, formats: builderFormats, state };
+}
+
+/**
+ * The HTML pages: the public scrapers, an owner's, a scraper's (downloads, tables, query builder)
+ * and the API documentation. Private scrapers never appear: they are answered as unknown ones.
+ * Static routes (/docs, /healthz, /assets/…) win over `/:owner` in Fastify's router.
+ */
+export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
+  const { config, store, pool } = deps;
+
+  app.get<{ Querystring: Query }>('/', async (request, reply) => {
+    const search = (singleParam(request.query.q) ?? '').trim().slice(0, maxSearchChars);
+    const listings = await store.listPublicScrapers({ search: search || undefined, limit: listLimit });
+    sendPage(reply, 200, homePage({ listings, search, limit: listLimit }));
+  });
+
+  app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
+    const owner = await store.findAccount(request.params.owner);
+    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`));
+    sendPage(reply, 200, ownerPage(owner.name, await store.listPublicScrapers({ owner: owner.name, limit: listLimit })));
+  });
+
+  app.get<{ Params: { owner: string; scraper: string }; Querystring: Query }>('/:owner/:scraper', async (request, reply) => {
+    const { owner, scraper: name } = request.params;
+    const scraper = await store.findScraper(owner, name);
+    if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`));
+    const [downloads, perDay, previews] = await Promise.all([
+      store.downloadStats(scraper.id),
+      store.downloadsPerDay(scraper.id, chartDays),
+      Promise.all(scraper.data.tables.map((t) => previewTable(pool, scraper, t))),
+    ]);
+    sendPage(reply, 200, scraperPage({ scraper, downloads, perDay, previews, builder: builderModel(request, config, scraper) }));
+  });
+
+  const docs = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {
+    const scraperField = (singleParam(request.query.scraper) ?? '').trim().slice(0, maxSearchChars);
+    let scraper: Scraper | undefined;
+    if (scraperField) {
+      const [owner = '', name = ''] = scraperField.split('/');
+      const found = await store.findScraper(owner, name);
+      scraper = found && !found.isPrivate ? found : undefined;
+    } else {
+      scraper = (await store.listPublicScrapers({ limit: 1 }))[0]?.scraper;
+    }
+    const base = apiBase(request, config);
+    const example = scraper ? `${scraper.owner.name}/${scraper.name}` : 'owner/scraper';
+    sendPage(reply, 200, docsPage({
+      base, config, formats: formatExamples(base, example), scraperField,
+      builder: scraper && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} },
+    }));
+  };
+  app.get('/docs', docs);
+  // Where morph.io had its API documentation, so old links keep working.
+  app.get('/documentation/api', docs);
+}

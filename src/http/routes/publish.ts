@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { Config } from '../../config.js';
+import { errors } from '../../errors.js';
+import { Catalog } from '../../scrapers/catalog.js';
+import { withUploadedFile } from '../../scrapers/upload.js';
+import type { ApiKey, Scraper, Store } from '../../store/types.js';
+import { authenticate } from '../authenticate.js';
+import { sendError } from '../send-error.js';
+import { singleParam } from './params.js';
+
+interface PublishRoute {
+  Params: { owner: string; scraper: string };
+  Querystring: Record<string, string | string[] | undefined>;
+}
+
+/** What the body may be labelled. No Content-Type is fine too: the file is checked for what it is. */
+const sqliteTypes = new Set(['application/vnd.sqlite3', 'application/x-sqlite3', 'application/octet-stream']);
+
+function checkContentType(headers: IncomingHttpHeaders): void {
+  const sent = headers['content-type'];
+  if (sent === undefined) return;
+  const mediaType = sent.split(';')[0]!.trim().toLowerCase();
+  if (!sqliteTypes.has(mediaType)) throw errors.contentType(sent);
+}
+
+/**
+ * The scraper this key may publish to. A private scraper is unknown to everyone but its owner, as
+ * for reads; a read-only key can never publish, whoever's it is.
+ */
+async function findPublishable(store: Store, key: ApiKey, owner: string, name: string): Promise<Scraper> {
+  const scraper = await store.findScraper(owner, name);
+  const isOwner = scraper?.owner.id === key.account.id;
+  if (!scraper || (scraper.isPrivate && !isOwner)) throw errors.scraperNotFound(`${owner}/${name}`);
+  if (key.readOnly) throw errors.keyReadOnly();
+  if (!isOwner) throw errors.forbidden(`${scraper.owner.name}/${scraper.name}`);
+  return scraper;
+}
+
+/**
+ * Runs one task per scraper at a time. Two publishes to one scraper at once could otherwise remove
+ * each other's new file (`removeOldVersions` keeps only the versions its own publish knows of).
+ */
+function oneAtATime(): <T>(scraperId: number, task: () => Promise<T>) => Promise<T> {
+  const tails = new Map<number, Promise<unknown>>();
+  return async (scraperId, task) => {
+    const run = (tails.get(scraperId) ?? Promise.resolve()).then(task, task);
+    const tail = run.catch(() => {});
+    tails.set(scraperId, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(scraperId) === tail) tails.delete(scraperId);
+    }
+  };
+}
+
+/**
+ * PUT /:owner/:scraper/data.sqlite — replaces a scraper's data with the SQLite file in the body, as
+ * `siphon scraper publish` does. Steps, each failing with its own status: authenticate (401) → find
+ * the scraper (404) → read-only key or not the owner (403) → Content-Type (415) → Content-Length
+ * over the limit (413, before reading) → stream the body to a temporary file (413 once over the
+ * limit; 408 if it stalls) → import it (400 if it is not a sound SQLite database) → switch, one
+ * publish per scraper at a time. A publish is not a download.
+ */
+export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store }): void {
+  const { config, store } = deps;
+  const catalog = new Catalog(store, config.dataDir);
+  const serially = oneAtATime();
+
+  async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
+    const startedAt = performance.now();
+    const fullName = `${request.params.owner}/${request.params.scraper}`;
+    try {
+      const key = await authenticate(request.headers, singleParam(request.query.key), store);
+      const scraper = await findPublishable(store, key, request.params.owner, request.params.scraper);
+      checkContentType(request.headers);
+      if (Number(request.headers['content-length'] ?? 0) > config.maxPublishBytes) {
+        throw errors.dataTooLarge(config.maxPublishBytes);
+      }
+      const body = (request.body as Readable | undefined) ?? request.raw;
+      const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
+      const published = await withUploadedFile(body, config.dataDir, limits,
+        (file) => serially(scraper.id, () => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file)));
+      request.log.info({
+        scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
+        version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
+      }, 'data published');
+      void reply.header('cache-control', 'no-store').send({
+        owner: published.owner.name,
+        name: published.name,
+        description: published.description,
+        updated_at: published.data.updatedAt,
+        version: published.data.version,
+        tables: published.data.tables,
+      });
+    } catch (err) {
+      // A body left unread is not read just to be thrown away: the connection is closed instead.
+      if (!request.raw.complete) reply.header('connection', 'close');
+      const error = sendError(reply, err);
+      request.log.info({ scraper: fullName, status: error.status, code: error.code }, 'publish refused');
+    }
+  }
+
+  void app.register(async (scope) => {
+    // The body is the database file: handed to the handler as the request stream, never buffered.
+    // Fastify's parsers (and their 1 MB bodyLimit) stay out of it; the handler checks type and size.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.put<PublishRoute>('/:owner/:scraper/data.sqlite', handle);
+  });
+}

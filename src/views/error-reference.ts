@@ -1,0 +1,74 @@
+import { errors, type SiphonError } from '../errors.js';
+import { formatNames } from '../formats/index.js';
+
+type Factories = typeof errors;
+
+interface ErrorDoc<K extends keyof Factories> {
+  /** Arguments for an example of the message a client gets. */
+  example: Parameters<Factories[K]>;
+  /** Plain text; `backticks` mark code. */
+  when: string;
+  /** `query`: answered by the data API; `manage`: by publishing and the command line. */
+  area: 'query' | 'manage';
+  /** The status is the one the HTTP layer gave (4xx), not a fixed one. */
+  statusVaries?: true;
+}
+
+/**
+ * One entry per error in src/errors.ts, typed so that tsc fails when an error is added there without
+ * being documented here: the docs page cannot drift from what the service answers. Codes, statuses
+ * and messages are taken from the errors themselves.
+ */
+const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
+  keyMissing: { example: [], area: 'query', when: 'No key in the headers or the query string.' },
+  keyInvalid: { example: [], area: 'query', when: 'The key is empty or unknown.' },
+  keyRevoked: { example: [], area: 'query', when: 'The key was revoked.' },
+  keyReadOnly: { example: [], area: 'manage', when: 'A read-only key was used to publish.' },
+  forbidden: { example: ['alice/planning'], area: 'manage', when: "Publishing to another account's scraper." },
+  scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: 'No such scraper, or it is private (the same answer: existence is not revealed).' },
+  formatUnknown: { example: [formatNames], area: 'query', when: '`data.<format>` is not one of the formats.' },
+  routeNotFound: { example: [], area: 'query', when: 'Any other path.' },
+  queryMissing: { example: [], area: 'query', when: '`query` is missing or blank.' },
+  queryTooLong: { example: [100_000], area: 'query', when: 'The SQL is longer than the limit.' },
+  queryNul: { example: [], area: 'query', when: 'The SQL contains a NUL character.' },
+  queryNotRead: { example: ['delete'], area: 'query', when: 'Not one read-only SELECT, WITH or VALUES statement (PRAGMA, ATTACH, writes…).' },
+  sql: { example: ['no such table: dta'], area: 'query', when: "SQLite refused or failed the query; the message is SQLite's own." },
+  queryTimeout: { example: [10], area: 'query', when: 'The query ran past the time limit and was stopped.' },
+  queryProcessDied: { example: [], area: 'query', when: 'The query needed more memory than a query process may have.' },
+  badRequest: { example: [400, 'Bad Request'], area: 'query', statusVaries: true, when: 'A request the HTTP layer could not read (malformed URL or headers).' },
+  callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (it is not echoed back).' },
+  atomColumns: { example: [['link', 'date']], area: 'query', when: 'An `atom` query does not return all of `title`, `content`, `link` and `date`.' },
+  nameInvalid: { example: ['scraper', 'my scraper'], area: 'manage', when: 'An account or scraper name that is not allowed.' },
+  accountExists: { example: ['alice'], area: 'manage', when: 'Creating an account whose name is taken.' },
+  accountNotFound: { example: ['alice'], area: 'manage', when: 'Naming an account that does not exist.' },
+  scraperExists: { example: ['alice/planning'], area: 'manage', when: 'Adding a scraper that already exists.' },
+  dataInvalid: { example: ['data.db is not an SQLite database.'], area: 'manage', when: 'A missing, unreadable, non-SQLite or damaged database file.' },
+  dataTooLarge: { example: [536_870_912], area: 'manage', when: 'A published database is larger than the publish limit.' },
+  contentType: { example: ['text/plain'], area: 'manage', when: 'A published database sent with the wrong Content-Type.' },
+  busy: { example: [], area: 'query', when: 'More queries are waiting for a query process than the queue holds; try again shortly.' },
+  unavailable: { example: [], area: 'query', when: 'The service is stopping or has no query process ready.' },
+  internal: { example: [], area: 'query', when: 'A fault of ours; it is logged.' },
+};
+
+export interface DocumentedError {
+  code: string;
+  /** `401`, or `4xx` when it varies. */
+  status: string;
+  /** Plain text; `backticks` mark code. */
+  when: string;
+  example: string;
+  area: 'query' | 'manage';
+}
+
+/** Every error, in the order src/errors.ts defines them. */
+export const errorReference: DocumentedError[] = (Object.keys(errors) as (keyof Factories)[]).map((name) => {
+  const doc = docs[name] as ErrorDoc<typeof name>;
+  const error = (errors[name] as (...args: unknown[]) => SiphonError)(...doc.example);
+  return {
+    code: error.code,
+    status: doc.statusVaries ? '4xx' : String(error.status),
+    when: doc.when,
+    example: error.message,
+    area: doc.area,
+  };
+});

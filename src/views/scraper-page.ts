@@ -1,0 +1,55 @@
+import type { TablePreview } from '../http/table-preview.js';
+import type { DayCount, DownloadStats, Scraper } from '../store/types.js';
+import { downloadsChart } from './downloads-chart.js';
+import { html, type SafeHtml } from './html.js';
+import { layout } from './layout.js';
+import { queryBuilder, type BuilderModel } from './query-builder.js';
+import { tableSection } from './table-section.js';
+import { count, humanSize, ownerPath, plural, timeElement } from './text.js';
+
+export interface ScraperPageModel {
+  scraper: Scraper;
+  downloads: DownloadStats;
+  perDay: DayCount[];
+  previews: TablePreview[];
+  builder: BuilderModel;
+}
+
+function downloadsSection({ downloads, perDay }: ScraperPageModel): SafeHtml {
+  return html`<section class="downloads" aria-labelledby="downloads">
+<h2 id="downloads">Downloads</h2>
+<p class="download-count">Downloaded <strong data-downloads="${downloads.total}">${plural(downloads.total, 'time')}</strong>${downloads.by.length > 0 ? ' by' : ''}</p>
+${downloads.by.length === 0 ? '' : html`<ul class="downloaders">
+${downloads.by.map((d) => html`<li><a href="${ownerPath(d.owner)}">${d.owner}</a> <span class="count" title="Downloaded ${plural(d.count, 'time')} by ${d.owner}">${count(d.count)}</span></li>\n`)}</ul>`}
+${downloadsChart(perDay)}
+<p class="hint">Every API call is a download, and downloads are public: they show here, with who made them. <a href="/docs#downloads">Why?</a></p>
+</section>`;
+}
+
+/** `/{owner}/{scraper}`: what the data is, who downloads it, what its tables hold, and how to query it. */
+export function scraperPage(model: ScraperPageModel): SafeHtml {
+  const { scraper } = model;
+  const tables = scraper.data.tables;
+  return layout({
+    title: `${scraper.owner.name}/${scraper.name}`,
+    scripts: ['query-builder.js'],
+    body: html`<h1 class="scraper-name"><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a> / ${scraper.name}</h1>
+${scraper.description ? html`<p class="lead description">${scraper.description}</p>` : ''}
+<dl class="facts">
+  <div><dt>Owner</dt><dd><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a></dd></div>
+  <div><dt>Data last changed</dt><dd>${timeElement(scraper.data.updatedAt)}</dd></div>
+  <div><dt>Size</dt><dd>${humanSize(scraper.data.sizeBytes)}</dd></div>
+  <div><dt>Tables</dt><dd>${count(tables.length)}</dd></div>
+</dl>
+${downloadsSection(model)}
+<section class="tables" aria-labelledby="tables">
+<h2 id="tables">Data</h2>
+${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(t, model.previews[i]!, i))}
+</section>
+<section class="api" aria-labelledby="api">
+<h2 id="api">Use the API</h2>
+<p>Every call needs an API key (<a href="/docs#keys">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>.</p>
+${tables.length === 0 ? '' : queryBuilder(model.builder)}
+</section>`,
+  });
+}

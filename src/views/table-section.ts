@@ -1,0 +1,45 @@
+import type { Cell, TablePreview } from '../http/table-preview.js';
+import type { TableInfo } from '../store/types.js';
+import { html, type SafeHtml } from './html.js';
+import { count, plural } from './text.js';
+
+/** Longer texts are cut in the preview; the API returns them whole. */
+const maxCellChars = 200;
+
+function cell(c: Cell): SafeHtml {
+  if (c.kind === 'null') return html`<td class="null">null</td>`;
+  const text = c.text.length > maxCellChars ? `${c.text.slice(0, maxCellChars)}…` : c.text;
+  return html`<td${c.kind === 'number' ? html` class="num"` : ''}>${text}</td>`;
+}
+
+function previewTable(table: TableInfo, preview: TablePreview): SafeHtml {
+  if (!preview.ok) return html`<p class="error">The preview could not be shown: ${preview.error}</p>`;
+  if (preview.rows.length === 0) return html`<p class="empty">This table has no rows.</p>`;
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="First rows of ${table.name}">
+<table class="data">
+<caption>The first ${plural(preview.rows.length, 'row')} of ${count(table.rows)}</caption>
+<thead><tr>${table.columns.map((c) => html`<th scope="col">${c.name}</th>`)}</tr></thead>
+<tbody>
+${preview.rows.map((row) => html`<tr>${row.map(cell)}</tr>\n`)}</tbody>
+</table>
+</div>`;
+}
+
+/** One table of a scraper: its columns and their types, its row count, and its first rows. */
+export function tableSection(table: TableInfo, preview: TablePreview, index: number): SafeHtml {
+  const id = `table-${index + 1}`;
+  return html`<section class="table" aria-labelledby="${id}">
+<h3 id="${id}">${table.name}</h3>
+<p class="meta"><span>${plural(table.rows, 'row')}</span> <span>${plural(table.columns.length, 'column')}</span>
+<a href="?table=${encodeURIComponent(table.name)}#api">Query this table</a></p>
+<details class="columns">
+<summary>Columns and types</summary>
+<table>
+<thead><tr><th scope="col">Column</th><th scope="col">Type</th></tr></thead>
+<tbody>
+${table.columns.map((c) => html`<tr><td><code>${c.name}</code></td><td>${c.type || 'any'}</td></tr>\n`)}</tbody>
+</table>
+</details>
+${previewTable(table, preview)}
+</section>`;
+}

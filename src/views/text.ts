@@ -1,0 +1,45 @@
+import { html, type SafeHtml } from './html.js';
+
+/** 1,234,567 — grouped so large counts read at a glance. */
+export function count(n: number): string {
+  return n.toLocaleString('en-GB');
+}
+
+/** `1 row`, `2 rows`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** Sizes as people read them, in powers of 1024 (as `ls -h` and file managers show them). */
+export function humanSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let size = bytes;
+  let unit = 0;
+  while (size >= 1024 && unit < units.length - 1) {
+    size /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? plural(bytes, 'byte') : `${size < 10 ? size.toFixed(1) : Math.round(size)} ${units[unit]}`;
+}
+
+/** A machine-readable `<time>` showing the UTC date and minute, e.g. `21 Nov 2026, 05:45 UTC`. */
+export function timeElement(iso: string): SafeHtml {
+  const date = new Date(iso);
+  const text = Number.isNaN(date.getTime()) ? iso : `${date.toLocaleString('en-GB', {
+    timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit',
+  })} UTC`;
+  return html`<time datetime="${iso}">${text}</time>`;
+}
+
+export function ownerPath(owner: string): string {
+  return `/${encodeURIComponent(owner)}`;
+}
+
+export function scraperPath(owner: string, name: string): string {
+  return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+}
+
+/** Text with `backticks` around code, as HTML with <code> elements; everything still escaped. */
+export function withCode(text: string): SafeHtml {
+  return html`${text.split('`').map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}

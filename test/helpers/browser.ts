@@ -1,0 +1,107 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { repoRoot } from './paths.js';
+
+export const chromiumPath = '/usr/bin/chromium';
+const required = process.env.SIPHON_REQUIRE_BROWSER === '1';
+
+/**
+ * A skip reason for browser tests when Chromium is not installed; false when they must run. With
+ * SIPHON_REQUIRE_BROWSER=1 (CI) they always run, so a missing browser fails them instead.
+ */
+export const browserSkip: string | false = existsSync(chromiumPath) || required
+  ? false
+  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium); set SIPHON_REQUIRE_BROWSER=1 to make this a failure`;
+
+/**
+ * Debian's Chromium, headless, driven by playwright-core (`npx playwright install` cannot download
+ * browsers here). Background networking is off: this machine's closed network refuses it.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) {
+    throw new Error(`SIPHON_REQUIRE_BROWSER=1 but there is no Chromium at ${chromiumPath}: apt-get install chromium`);
+  }
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export interface WatchedPage {
+  page: Page;
+  /** Messages of alert/confirm/prompt dialogs the page opened (each is dismissed). */
+  dialogs: string[];
+  /** Uncaught errors thrown by the page's scripts. */
+  errors: string[];
+  /** What the page logged with console.log/error, in order. */
+  console: string[];
+}
+
+/** A new page in a fresh context, recording dialogs, script errors and console output. */
+export async function openPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  const watched: WatchedPage = { page, dialogs: [], errors: [], console: [] };
+  page.on('dialog', (dialog) => {
+    watched.dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  page.on('pageerror', (err) => watched.errors.push(err.message));
+  page.on('console', (message) => watched.console.push(message.text()));
+  return watched;
+}
+
+/** Saves a full-page screenshot under test-output/screenshots/ and names it in the test's output. */
+export async function screenshot(t: TestContext, page: Page, name: string): Promise<string> {
+  const dir = path.join(repoRoot, 'test-output', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  t.diagnostic(`screenshot: ${file}`);
+  return file;
+}
+
+export interface OtherOrigin {
+  /** http://127.0.0.1:<another port>: a different origin from the server under test. */
+  base: string;
+  /** Serves this HTML at `path` from now on. */
+  serve(path: string, html: string): void;
+  close(): Promise<void>;
+}
+
+/** A second loopback server on another port, serving the pages a third-party site would. */
+export async function startOtherOrigin(): Promise<OtherOrigin> {
+  const pages = new Map<string, string>();
+  const server: Server = createServer((req, res) => {
+    const html = pages.get(new URL(req.url ?? '/', 'http://x').pathname);
+    res.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html ?? 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    base: `http://127.0.0.1:${port}`,
+    serve: (p, html) => { pages.set(p, html); },
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** Planning-style rows with every kind of value, for the builder and example tests. */
+export const planningSql = `
+  create table data (title text, content text, link text, date text, n integer, r real);
+  insert into data values
+    ('Two storey dwelling', '12 Lurline Street', 'https://example.org/da/1', '2026-11-01', 1, 0.5),
+    ('Deck & carport', '3 Govett Street', 'https://example.org/da/2', '2026-11-02', 2, 1.0),
+    ('Pool <fenced>', '"Quoted", with comma', 'https://example.org/da/3', '2026-11-03', 3, null),
+    ('Café sign', 'Line one
+line two', 'https://example.org/da/4', '2026-11-04', 9007199254740993, -2.25);
+  create table "other table" ("x y" text, z integer);
+  insert into "other table" values ('a', 1), ('b', 2);`;
