@@ -179,6 +179,17 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
     assert.equal(await page.textContent('#qb-result [role="alert"]'), 'Paste your API key first.');
   });
 
+  test('Enter in a field runs the query instead of submitting the form (the page and its URL stay)', async () => {
+    const pageUrl = page.url();
+    await page.selectOption('#qb-format', 'json');
+    await page.fill('#qb-sql', 'select title from "data" where n = 2');
+    await page.fill('#qb-key', key);
+    await page.press('#qb-key', 'Enter');
+    await page.waitForSelector('#qb-result td:text("Deck & carport")');
+    assert.equal(page.url(), pageUrl);
+    assert.equal(await page.inputValue('#qb-key'), key, 'the page was not reloaded');
+  });
+
   test('the download button saves the whole database, fetched with the key in a header', async () => {
     await page.fill('#qb-key', key);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#qb-download')]);
