@@ -68,7 +68,7 @@ export const errors = {
   // Managing accounts and scrapers (CLI, and publishing over HTTP)
   nameInvalid: (what: string, name: string) =>
     make('SIPHON_ERR_NAME_INVALID', 400,
-      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ''}.`),
+      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ' (not docs, documentation, assets, healthz or api)'}.`),
   accountExists: (name: string) => make('SIPHON_ERR_ACCOUNT_EXISTS', 409, `An account named ${name} already exists.`),
   accountNotFound: (name: string) => make('SIPHON_ERR_ACCOUNT_NOT_FOUND', 404, `There is no account named ${name}.`),
   scraperExists: (fullName: string) =>

@@ -124,6 +124,8 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
       ['a/b', 'a/b', /"a\/b" is not a valid account name/],
       ['an empty name', '', /"" is not a valid account name/],
       ['-x given after --', '-x', /"-x" is not a valid account name/],
+      // Would be hidden behind the /docs page.
+      ['docs, a page of the site', 'Docs', /"Docs" is not a valid account name.*not docs/],
     ];
     for (const [what, name, message] of nameCases) {
       test(`user add refuses the bad account name ${what}`, async () => {

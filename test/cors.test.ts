@@ -42,6 +42,13 @@ test('every format\'s data response allows any origin', async () => {
   assertCors(head, 'HEAD');
 });
 
+test('the scraper information (tables, downloads) allows any origin too', async () => {
+  const res = await fetch(`${server.base}/alice/s.json`, { headers: origin });
+  assert.equal(res.status, 200);
+  assertCors(res, 'scraper.json');
+  assert.equal(((await res.json()) as { name: string }).name, 's');
+});
+
 test('errors allow any origin too, so a page can read why its call failed', async () => {
   const cases: [string, string, Record<string, string>, Record<string, string>, number][] = [
     ['no key', 'json', { query: 'select 1' }, {}, 401],
