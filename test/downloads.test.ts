@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openMeta, readDownloads, runCli, runCliOk, type DownloadRow } from './helpers/cli.js';
+import { assertReadsWholeDuringPublishes } from './helpers/read-during-publish.js';
+import { versionDb } from './helpers/upload.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
@@ -155,12 +157,7 @@ test('a key revoked with the CLI while the server runs is refused from the next 
 
 describe('publishing through the CLI while the server runs', () => {
   const scraper = 'alice/counts';
-  /** Version k of the data: a table t of 100·k rows, every v equal to k. */
-  function version(k: number): string {
-    return makeDb(tempDir(), `v${k}.sqlite`, `create table t (v integer);
-      with recursive n(i) as (select 1 union all select i + 1 from n where i < ${100 * k})
-      insert into t select ${k} from n;`);
-  }
+  const version = (k: number) => versionDb(k);
   const countUrl = () => dataUrl(server.base, scraper, 'json', { key: carolKey, query: 'select count(*) as n, min(v) as v from t' });
 
   before(async () => {
@@ -185,46 +182,9 @@ describe('publishing through the CLI while the server runs', () => {
 
   test('during a stream of concurrent reads, every response is wholly one version and none fails', async () => {
     await runCliOk(['scraper', 'publish', scraper, '--db', version(1)], { dataDir: server.dataDir });
-    const [v2, v3] = [version(2), version(3)];
-    let publishing = true;
-    const seen: { n: number; v: number }[][] = [[], [], [], []];
-    const failures: string[] = [];
-    const startedAt = Date.now();
-
-    // Readers go on until the publishes are done and at least 1.5 s has passed, then read once more.
-    const readers = seen.map(async (mine) => {
-      while (publishing || Date.now() - startedAt < 1500) {
-        const res = await fetch(countUrl());
-        const text = await res.text();
-        if (res.status !== 200) failures.push(`${res.status} ${text}`);
-        else mine.push(...(JSON.parse(text) as { n: number; v: number }[]));
-      }
+    await assertReadsWholeDuringPublishes(countUrl(), 1, [2, 3], async (k) => {
+      const r = await runCli(['scraper', 'publish', scraper, '--db', version(k)], { dataDir: server.dataDir });
+      return r.code === 0 ? undefined : r.stderr;
     });
-    const publisher = (async () => {
-      try {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        for (const file of [v2, v3]) {
-          const r = await runCli(['scraper', 'publish', scraper, '--db', file], { dataDir: server.dataDir });
-          if (r.code !== 0) failures.push(`publish: ${r.stderr}`);
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-      } finally {
-        publishing = false;
-      }
-    })();
-    await Promise.all([publisher, ...readers]);
-
-    assert.deepEqual(failures, []);
-    for (const mine of seen) {
-      for (const row of mine) {
-        assert.ok(row.v >= 1 && row.v <= 3 && row.n === 100 * row.v, `a mixed response: ${JSON.stringify(row)}`);
-      }
-      // A reader's requests are sequential, so once it has seen a version it never sees an older one.
-      const versions = mine.map((r) => r.v);
-      assert.deepEqual(versions, [...versions].sort((a, b) => a - b), 'a reader went back to older data');
-      assert.equal(versions.at(-1), 3, 'after the last publish, the newest data');
-    }
-    const all = new Set(seen.flat().map((r) => r.v));
-    assert.ok(all.has(1) && all.has(3), `both old and new data were read: ${[...all]}`);
   });
 });
