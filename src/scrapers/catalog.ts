@@ -56,9 +56,9 @@ export class Catalog {
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
     const dir = this.scraperDir(owner.name, name);
     const data = await importDataFile(source, dir);
-    const replaced = await this.store.replaceData(scraper.id, data);
-    await removeOldVersions(dir, [data.file, replaced.file]);
-    return (await this.store.findScraper(owner.name, name))!;
+    const { replaced, current } = await this.store.replaceData(scraper.id, data);
+    await removeOldVersions(dir, replaced.file, current.file);
+    return { ...scraper, data: current };
   }
 
   private async requireAccount(name: string): Promise<Account> {

@@ -83,15 +83,24 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
   }
 }
 
+/** A version file written this recently may belong to a publish that has not switched to it yet. */
+const settledAfterMs = 60_000;
+
 /**
- * Removes data versions other than `keep`. The version just replaced is kept too: a request that
- * looked it up a moment before a publish may not have opened it yet.
+ * After a publish, removes the data versions older than `replaced`, the version it just replaced.
+ * Kept: `replaced` itself (a request that looked it up a moment before the publish may not have
+ * opened it yet), `current` whatever its age (a slow import can finish after a newer one), every
+ * newer file, and any file written in the last minute: another publish, in this process or another,
+ * may have just written it and be about to switch to it. Those go at a later publish.
+ * Version files are named `<Date.now()>-<random>.sqlite`, so names sort by age.
  */
-export async function removeOldVersions(dir: string, keep: string[]): Promise<void> {
-  const keepNames = new Set(keep.map((f) => path.basename(f)));
+export async function removeOldVersions(dir: string, replaced: string, current: string): Promise<void> {
+  const keepFrom = path.basename(replaced);
+  const keep = path.basename(current);
   for (const name of await readdir(dir)) {
-    if (name.endsWith('.sqlite') && !name.startsWith('.') && !keepNames.has(name)) {
-      await rm(path.join(dir, name), { force: true });
-    }
+    if (!/^\d+-[0-9a-f]+\.sqlite$/.test(name) || name >= keepFrom || name === keep) continue;
+    const file = path.join(dir, name);
+    const written = await stat(file).then((s) => s.mtimeMs, () => Date.now());
+    if (Date.now() - written > settledAfterMs) await rm(file, { force: true });
   }
 }

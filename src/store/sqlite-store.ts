@@ -158,14 +158,14 @@ export class SqliteStore implements Store {
     return row && toScraper(row);
   }
 
-  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<DataVersion> {
+  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }> {
     const swap = this.db.transaction(() => {
-      const old = toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(scraperId) as ScraperRow).data;
+      const replaced = toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(scraperId) as ScraperRow).data;
       this.stmt(`
         update scrapers set data_file = ?, data_version = data_version + 1, tables_json = ?, size_bytes = ?,
                             updated_at = ? where id = ?`)
         .run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
-      return old;
+      return { replaced, current: { ...data, version: replaced.version + 1 } };
     });
     return swap.immediate();
   }

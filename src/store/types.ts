@@ -103,8 +103,8 @@ export interface Store {
 
   addScraper(scraper: NewScraper): Promise<Scraper>;
   findScraper(owner: string, name: string): Promise<Scraper | undefined>;
-  /** Points the scraper at new data and returns the data it replaces. */
-  replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<DataVersion>;
+  /** Points the scraper at new data, in one step; returns the data it replaced and the new version. */
+  replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
 
   recordDownload(download: DownloadRecord): Promise<void>;
   downloadStats(scraperId: number): Promise<DownloadStats>;

@@ -39,35 +39,16 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
 }
 
 /**
- * Runs one task per scraper at a time. Two publishes to one scraper at once could otherwise remove
- * each other's new file (`removeOldVersions` keeps only the versions its own publish knows of).
- */
-function oneAtATime(): <T>(scraperId: number, task: () => Promise<T>) => Promise<T> {
-  const tails = new Map<number, Promise<unknown>>();
-  return async (scraperId, task) => {
-    const run = (tails.get(scraperId) ?? Promise.resolve()).then(task, task);
-    const tail = run.catch(() => {});
-    tails.set(scraperId, tail);
-    try {
-      return await run;
-    } finally {
-      if (tails.get(scraperId) === tail) tails.delete(scraperId);
-    }
-  };
-}
-
-/**
  * PUT /:owner/:scraper/data.sqlite — replaces a scraper's data with the SQLite file in the body, as
  * `siphon scraper publish` does. Steps, each failing with its own status: authenticate (401) → find
  * the scraper (404) → read-only key or not the owner (403) → Content-Type (415) → Content-Length
  * over the limit (413, before reading) → stream the body to a temporary file (413 once over the
- * limit; 408 if it stalls) → import it (400 if it is not a sound SQLite database) → switch, one
- * publish per scraper at a time. A publish is not a download.
+ * limit; 408 if it stalls) → import it (400 if it is not a sound SQLite database) → switch
+ * in one step (publishes running at the same time each get their own version). A publish is not a download.
  */
 export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store }): void {
   const { config, store } = deps;
   const catalog = new Catalog(store, config.dataDir);
-  const serially = oneAtATime();
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
@@ -82,7 +63,7 @@ export function publishRoutes(app: FastifyInstance, deps: { config: Config; stor
       const body = (request.body as Readable | undefined) ?? request.raw;
       const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
       const published = await withUploadedFile(body, config.dataDir, limits,
-        (file) => serially(scraper.id, () => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file)));
+        (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file));
       request.log.info({
         scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
         version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
