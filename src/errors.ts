@@ -81,6 +81,8 @@ export const errors = {
       `Send the SQLite file as Content-Type: application/vnd.sqlite3 (application/x-sqlite3, application/octet-stream or none are accepted too), not ${JSON.stringify(sent.slice(0, 100))}.`),
 
   // 503: the service, not the client
+  storageFull: () =>
+    make('SIPHON_ERR_STORAGE_FULL', 507, 'The server has no room left to store this data. Nothing was changed; try again later.'),
   busy: () => make('SIPHON_ERR_BUSY', 503, 'Too many queries are waiting. Try again in a few seconds.'),
   unavailable: () => make('SIPHON_ERR_UNAVAILABLE', 503, 'The service is shutting down or not ready.'),
   internal: () => make('SIPHON_ERR_INTERNAL', 500, 'Something went wrong on our side. It has been logged.'),

@@ -6,14 +6,19 @@ import type { Account, Scraper, Store } from '../store/types.js';
 import { importDataFile, removeOldVersions } from './data-file.js';
 import { isAccountName, isScraperName } from './names.js';
 
+/** Copies a database file into a scraper's folder as a new data version (see `importDataFile`). */
+export type Importer = typeof importDataFile;
+
 /**
- * Accounts, keys and scrapers: the operations behind the CLI (and, later, publishing over HTTP).
+ * Accounts, keys and scrapers: the operations behind the CLI and publishing over HTTP.
  * Each either completes or leaves nothing half-created.
  */
 export class Catalog {
   constructor(
     private readonly store: Store,
     private readonly dataDir: string,
+    /** The server passes `importInChildProcess`; the CLI, a process of its own already, imports in place. */
+    private readonly importData: Importer = importDataFile,
   ) {}
 
   /** Creates an account and returns its first key. */
@@ -39,7 +44,7 @@ export class Catalog {
     const { owner, name } = await this.parseFullName(fullName);
     if (await this.store.findScraper(owner.name, name)) throw errors.scraperExists(`${owner.name}/${name}`);
     const dir = this.scraperDir(owner.name, name);
-    const data = await importDataFile(source, dir);
+    const data = await this.importData(source, dir);
     try {
       return await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
     } catch (err) {
@@ -55,7 +60,7 @@ export class Catalog {
     const scraper = await this.store.findScraper(owner.name, name);
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
     const dir = this.scraperDir(owner.name, name);
-    const data = await importDataFile(source, dir);
+    const data = await this.importData(source, dir);
     const { replaced, current } = await this.store.replaceData(scraper.id, data);
     await removeOldVersions(dir, replaced.file, current.file);
     return { ...scraper, data: current };

@@ -12,6 +12,12 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** The disk (or the quota) is full: the server's condition, not a fault of the file. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+}
+
 async function assertSqliteFile(source: string): Promise<void> {
   let header: Buffer;
   try {
@@ -78,6 +84,7 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
   } catch (err) {
     await rm(incoming, { force: true });
     await rmdir(dir).catch(() => {}); // only if this import made it and left it empty
+    if (isDiskFull(err)) throw errors.storageFull();
     if (err instanceof Database.SqliteError) throw errors.dataInvalid(`${source} cannot be read as SQLite: ${err.message}`);
     throw err;
   }

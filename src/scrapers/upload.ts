@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors, SiphonError } from '../errors.js';
+import { isDiskFull } from './data-file.js';
 
 export interface UploadLimits {
   /** More than this is refused (413) as soon as it has come. */
@@ -53,6 +54,7 @@ export async function withUploadedFile<T>(
     if (counter.bytes === 0) throw errors.dataInvalid('The request body is empty: send the SQLite database file as the body.');
     return await use(file);
   } catch (err) {
+    if (isDiskFull(err)) throw errors.storageFull();
     throw err instanceof SiphonError && err.message.includes(file)
       ? new SiphonError(err.code, err.status, err.message.replaceAll(file, 'The request body'))
       : err;

@@ -45,6 +45,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   dataInvalid: { example: ['data.db is not an SQLite database.'], area: 'manage', when: 'A missing, unreadable, non-SQLite or damaged database file.' },
   dataTooLarge: { example: [536_870_912], area: 'manage', when: 'A published database is larger than the publish limit.' },
   contentType: { example: ['text/plain'], area: 'manage', when: 'A published database sent with the wrong Content-Type.' },
+  storageFull: { example: [], area: 'manage', when: 'Publishing found the disk full; nothing was changed.' },
   busy: { example: [], area: 'query', when: 'More queries are waiting for a query process than the queue holds; try again shortly.' },
   unavailable: { example: [], area: 'query', when: 'The service is stopping or has no query process ready.' },
   internal: { example: [], area: 'query', when: 'A fault of ours; it is logged.' },

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { Catalog } from '../../scrapers/catalog.js';
+import { importInChildProcess } from '../../scrapers/import-process.js';
 import { withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
@@ -48,7 +49,7 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
  */
 export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store }): void {
   const { config, store } = deps;
-  const catalog = new Catalog(store, config.dataDir);
+  const catalog = new Catalog(store, config.dataDir, importInChildProcess);
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();

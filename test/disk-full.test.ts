@@ -1,0 +1,69 @@
+/**
+ * A full disk is the server's condition, not the client's fault: a publish that finds no room is
+ * answered 507, changes nothing and leaves nothing behind, and reads go on being served. The data
+ * folder is a small tmpfs, so the disk really fills (mounting needs root, as in CI; skipped otherwise).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { listFiles } from './helpers/cli.js';
+import { tempDir } from './helpers/fixture-db.js';
+import { startServer, type TestServer } from './helpers/server.js';
+import { putBody, readVersion, versionDb } from './helpers/upload.js';
+
+const mountPoint = tempDir('siphon-full-disk-');
+const mounted = (() => {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe('a full disk', { skip: mounted ? false : 'cannot mount a small tmpfs here (needs root)' }, () => {
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    const dataDir = path.join(mountPoint, 'data');
+    mkdirSync(dataDir);
+    server = await startServer({ dataDir });
+    ({ key } = await server.catalog.addUser('alice'));
+    await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
+  });
+
+  /** Fills the disk until about `kb` KB are left. */
+  function leaveFree(kb: number): void {
+    const filler = path.join(mountPoint, 'filler');
+    rmSync(filler, { force: true });
+    const { bavail, bsize } = statfsSync(mountPoint);
+    writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - kb * 1024)));
+  }
+  after(async () => {
+    await server.close();
+    execFileSync('umount', [mountPoint]);
+  });
+
+  for (const [what, kb] of [['no room for the upload', 150], ['room for the upload but not for its import', 900]] as const) {
+    test(`${what}: 507, the old data keeps serving and no file is left behind`, async () => {
+      leaveFree(kb);
+      await publishRefused();
+    });
+  }
+
+  async function publishRefused(): Promise<void> {
+    const files = listFiles(server.dataDir).filter((f) => !f.startsWith('siphon.db'));
+    const res = await putBody(server.base, 'alice/plants', readFileSync(versionDb(2, 600)), { 'x-api-key': key });
+    assert.equal(res.status, 507, await res.clone().text());
+    assert.match(((await res.json()) as { error: string }).error, /no room left/);
+    assert.deepEqual(await readVersion(server.base, 'alice/plants', key), { n: 100, v: 1 });
+    assert.deepEqual(listFiles(server.dataDir).filter((f) => !f.startsWith('siphon.db')), files);
+  }
+
+  test('reads are still served', async () => {
+    for (let i = 0; i < 5; i++) assert.deepEqual(await readVersion(server.base, 'alice/plants', key), { n: 100, v: 1 });
+  });
+});
