@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, planningSql, startOtherOrigin, type OtherOrigin } from './helpers/browser.js';
-import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from './helpers/browser.js';
+import { dataUrl, type TestServer } from './helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
 const rows = [{ title: 'Two storey dwelling', n: 1 }, { title: 'Deck & carport', n: 2 }];
@@ -20,11 +19,9 @@ describe('browser clients on another origin', { skip: browserSkip }, () => {
   let key: string;
 
   before(async () => {
-    server = await startServer();
+    ({ server, key } = await startPlanningServer());
     other = await startOtherOrigin();
     browser = await launchBrowser();
-    ({ key } = await server.catalog.addUser('alice'));
-    await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'p.sqlite', planningSql), { isPrivate: false, description: '' });
     other.serve('/', '<!doctype html><title>Another site</title><p>Another site</p>');
   });
   after(async () => {

@@ -11,10 +11,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import {
-  browserSkip, launchBrowser, openPage, planningSql, startOtherOrigin, type OtherOrigin,
+  browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin,
 } from './helpers/browser.js';
-import { makeDb, sha256File, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { sha256File, tempDir } from './helpers/fixture-db.js';
+import { dataUrl, type TestServer } from './helpers/server.js';
 
 const sql = 'select title, n, r from "data" where n < 3 order by n';
 
@@ -66,11 +66,9 @@ describe('examples shown by the query builder', { skip: browserSkip }, () => {
   }
 
   before(async () => {
-    server = await startServer();
+    ({ server, key } = await startPlanningServer());
     other = await startOtherOrigin();
     browser = await launchBrowser();
-    ({ key } = await server.catalog.addUser('alice'));
-    await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'p.sqlite', planningSql), { isPrivate: false, description: '' });
     ({ page } = await openPage(browser));
     await page.goto(`${server.base}/alice/planning`);
   });

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, planningSql, type WatchedPage } from './helpers/browser.js';
-import { makeDb, sha256File } from './helpers/fixture-db.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { browserSkip, launchBrowser, openPage, startPlanningServer, type WatchedPage } from './helpers/browser.js';
+import { sha256File } from './helpers/fixture-db.js';
+import type { TestServer } from './helpers/server.js';
 
 const sql = 'select title, n, r from "data" where n >= 2 order by n';
 
@@ -39,11 +39,8 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
   const shownUrl = async () => (await page.textContent('#qb-url'))!;
 
   before(async () => {
-    server = await startServer();
+    ({ server, key, file: source } = await startPlanningServer('Planning'));
     browser = await launchBrowser();
-    ({ key } = await server.catalog.addUser('alice'));
-    source = makeDb(server.dataDir, 'planning.sqlite', planningSql);
-    await server.catalog.addScraper('alice/planning', source, { isPrivate: false, description: 'Planning' });
     watched = await openPage(browser);
     page = watched.page;
     await page.goto(`${server.base}/alice/planning`);

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, planningSql, screenshot } from './helpers/browser.js';
+import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer } from './helpers/browser.js';
 import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { dataUrl, type TestServer } from './helpers/server.js';
 
 const script = '<script>alert("description")</script>';
 const img = '<img src=x onerror=alert("value")>';
@@ -20,11 +20,8 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
   let key: string;
 
   before(async () => {
-    server = await startServer();
+    ({ server, key } = await startPlanningServer('Planning applications, Blue Mountains'));
     browser = await launchBrowser();
-    ({ key } = await server.catalog.addUser('alice'));
-    await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql),
-      { isPrivate: false, description: 'Planning applications, Blue Mountains' });
     const sqlText = (s: string) => s.replace(/'/g, "''");
     const ident = (s: string) => s.replace(/"/g, '""');
     const evil = makeDb(server.dataDir, 'evil.sqlite', `

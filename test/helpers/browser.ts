@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { makeDb } from './fixture-db.js';
 import { repoRoot } from './paths.js';
+import { startServer, type TestServer } from './server.js';
 
 export const chromiumPath = '/usr/bin/chromium';
 const required = process.env.SIPHON_REQUIRE_BROWSER === '1';
@@ -105,3 +107,12 @@ export const planningSql = `
 line two', 'https://example.org/da/4', '2026-11-04', 9007199254740993, -2.25);
   create table "other table" ("x y" text, z integer);
   insert into "other table" values ('a', 1), ('b', 2);`;
+
+/** A server with the account alice (`key`) and her public scraper alice/planning, made of `planningSql` (`file`). */
+export async function startPlanningServer(description = ''): Promise<{ server: TestServer; key: string; file: string }> {
+  const server = await startServer();
+  const { key } = await server.catalog.addUser('alice');
+  const file = makeDb(server.dataDir, 'planning.sqlite', planningSql);
+  await server.catalog.addScraper('alice/planning', file, { isPrivate: false, description });
+  return { server, key, file };
+}
