@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { AtomFeed } from '../../formats/atom.js';
 import type { Scraper } from '../../store/types.js';
+import { publicOrigin } from '../public-origin.js';
 
 /** Left out of the self link: the key is a secret, and a JSONP callback means nothing to a feed. */
 const paramsLeftOut = ['key', 'callback'];
@@ -12,7 +13,10 @@ const paramsLeftOut = ['key', 'callback'];
  * on the address the client used. No URL holds the key.
  */
 export function atomFeed(request: FastifyRequest, scraper: Scraper, sql: string, config: Config): AtomFeed {
-  const base = config.publicUrl ?? requestOrigin(request);
+  const base = publicOrigin(request, config);
+  if (base === undefined) {
+    throw errors.badRequest(400, 'The Host header is not a valid host name, so the feed\'s links cannot be built.');
+  }
   const page = `${base}/${scraper.owner.name}/${scraper.name}`;
   // Path and query as the client sent them, less those parameters (the others keep their encoding);
   // URL only drops the host of an absolute-form request and escapes what a URL cannot hold.
@@ -34,18 +38,4 @@ export function atomFeed(request: FastifyRequest, scraper: Scraper, sql: string,
 /** The decoded name of one `name=value` pair of a query string. */
 function paramName(pair: string): string {
   return new URLSearchParams(pair).keys().next().value ?? '';
-}
-
-/** `protocol://host[:port]` from the request. A Host header that is not a plain host[:port] is refused. */
-function requestOrigin(request: FastifyRequest): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(`${request.protocol}://${request.host}/`);
-  } catch {
-    url = undefined;
-  }
-  if (!url || url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
-    throw errors.badRequest(400, 'The Host header is not a valid host name, so the feed\'s links cannot be built.');
-  }
-  return url.origin;
 }

@@ -11,6 +11,7 @@ import { notFoundPage } from '../../views/not-found-page.js';
 import { ownerPage } from '../../views/owner-page.js';
 import type { BuilderModel, BuilderState } from '../../views/query-builder.js';
 import { scraperPage } from '../../views/scraper-page.js';
+import { publicOrigin } from '../public-origin.js';
 import { sendPage } from '../send-page.js';
 import { previewTable } from '../table-preview.js';
 import { singleParam } from './params.js';
@@ -24,16 +25,6 @@ const chartDays = 90;
 const maxSearchChars = 200;
 
 const builderFormats = formatNames.map((name) => ({ name, kind: findFormat(name)!.kind }));
-
-/** The API's address for the examples: the configured public URL, else the address the visitor used. */
-function apiBase(request: FastifyRequest, config: Config): string {
-  if (config.publicUrl) return config.publicUrl;
-  try {
-    return new URL(`${request.protocol}://${request.host}`).origin;
-  } catch {
-    return ''; // an unreadable Host header: the examples show paths
-  }
-}
 
 /**
  * The builder as the page first shows it: a table's first rows as json, or what a visitor without
@@ -51,7 +42,8 @@ function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: C
     : firstRowsSql(name));
   const sql = singleParam(query.sql)?.slice(0, config.maxQueryChars) || (table ? tableSql(table.name) : '');
   const state: BuilderState = { table: table?.name ?? '', sql, format, callback: singleParam(query.callback)?.slice(0, 128) ?? '' };
-  return { base: apiBase(request, config), scraper, formats: builderFormats, state };
+  // With an unreadable Host header the examples show paths.
+  return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state };
 }
 
 /**
@@ -96,7 +88,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     } else {
       scraper = (await store.listPublicScrapers({ limit: 1 }))[0]?.scraper;
     }
-    const base = apiBase(request, config);
+    const base = publicOrigin(request, config) ?? '';
     const example = scraper ? `${scraper.owner.name}/${scraper.name}` : 'owner/scraper';
     sendPage(reply, 200, docsPage({
       base, config, formats: formatExamples(base, example), scraperField,
