@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Everything the service can be configured with. Built once at start-up from flags and environment. */
@@ -11,10 +12,30 @@ export interface Config {
   clientIdleTimeoutMs: number;
   /** Query processes: each runs one query at a time. */
   queryProcesses: number;
-  /** Requests waiting for a free query process beyond this many get 503. */
-  maxQueuedQueries: number;
+  /** Queries that have worked longer than a second (exports, big sorts) running at once; the rest of the pool stays for short ones. */
+  longQueries: number;
+  /** Queries waiting for a query process, all keys together; beyond this, 503 at once. */
+  queueLimit: number;
+  /** A query that waited this long for a process is answered 503 instead. */
+  queueTimeoutMs: number;
+  /** Queries of one key running at once; its further queries wait in its own queue. */
+  keyConcurrency: number;
+  /** Queries of one key waiting; beyond this, 429. */
+  keyQueue: number;
+  /** Data requests per key per minute; 0 turns the rate limit off. */
+  rateLimitPerMinute: number;
+  /** A response still streaming after this long is cut short, whatever the client's reading speed. */
+  maxResponseMs: number;
+  /** Output a client has not taken yet is kept in a temporary file up to this much per response… */
+  spoolResponseMb: number;
+  /** …and this much for all responses together; past either, the query process waits for the client (its time limit running). */
+  spoolTotalMb: number;
   /** Address-space cap of each query process, so one query cannot take the machine's memory. */
   queryMemoryMb: number;
+  /** Largest temporary file (sorts, temporary tables) a query process may write. */
+  queryTempMb: number;
+  /** An import of a published database (copy and check) running longer than this is stopped and refused. */
+  importTimeoutMs: number;
   /** Longest SQL text accepted. */
   maxQueryChars: number;
   /** Largest database accepted by a publish over HTTP (PUT …/data.sqlite); larger bodies get 413. */
@@ -32,9 +53,20 @@ export const defaults = {
   port: 3000,
   queryTimeoutMs: 10_000,
   clientIdleTimeoutMs: 60_000,
-  // Measured on this 2-core machine: 4 processes reach ~88% of in-process throughput (notes, section 5).
-  queryProcesses: 4,
-  maxQueuedQueries: 200,
+  // Measured on a 2-core machine: 4 processes reach ~88% of in-process throughput for small queries;
+  // two more leave room for short queries while up to four long ones run (longQueries).
+  queryProcesses: 2 * os.availableParallelism() + 2,
+  longQueries: 2 * os.availableParallelism(),
+  queueLimit: 200,
+  queueTimeoutMs: 30_000,
+  keyConcurrency: 2,
+  keyQueue: 16,
+  rateLimitPerMinute: 600,
+  maxResponseMs: 600_000,
+  spoolResponseMb: 512,
+  spoolTotalMb: 2048,
+  queryTempMb: 512,
+  importTimeoutMs: 300_000,
   // Address space, not resident memory: an idle query process already maps ~730 MB (with
   // MALLOC_ARENA_MAX=2, see pool.ts). 1536 MB leaves ~800 MB for SQLite and the result being encoded;
   // a query needing more fails with a 400 instead of starving the machine.

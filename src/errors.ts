@@ -8,13 +8,41 @@ export class SiphonError extends Error {
     readonly code: string,
     readonly status: number,
     message: string,
+    /** Sent as `Retry-After`: when trying again may succeed. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'SiphonError';
   }
 }
 
-const make = (code: string, status: number, message: string) => new SiphonError(code, status, message);
+/**
+ * Why a query did not complete, in the query engine's own terms (it knows nothing of HTTP); the HTTP
+ * layer answers it with `errorForQuery`. `internal` is our fault and is logged with its stack.
+ */
+export type QueryFailure =
+  | { kind: 'sql'; message: string }
+  | { kind: 'not-read' }
+  | { kind: 'columns'; missing: string[] }
+  | { kind: 'timeout'; seconds: number }
+  /** Out of memory or temporary disk, or the process was killed from outside. */
+  | { kind: 'resources' }
+  | { kind: 'internal'; message: string; stack?: string }
+  | { kind: 'busy' }
+  | { kind: 'key-busy'; running: number; waiting: number }
+  | { kind: 'queue-timeout'; seconds: number }
+  | { kind: 'closing' };
+
+export class QueryFailed extends Error {
+  constructor(readonly failure: QueryFailure) {
+    super('message' in failure ? failure.message : failure.kind);
+    this.name = 'QueryFailed';
+    if (failure.kind === 'internal' && failure.stack) this.stack = failure.stack;
+  }
+}
+
+const make = (code: string, status: number, message: string, retryAfterSeconds?: number) =>
+  new SiphonError(code, status, message, retryAfterSeconds);
 
 export const errors = {
   // 401: who is calling
@@ -55,7 +83,7 @@ export const errors = {
       `The query ran longer than the ${seconds} s limit and was stopped. Add a LIMIT or a WHERE clause, or avoid sorting or joining large tables.`),
   queryProcessDied: () =>
     make('SIPHON_ERR_QUERY_RESOURCES', 400,
-      'The query used more memory or resources than a query may have and was stopped.'),
+      'The query used more memory, temporary disk or other resources than a query may have and was stopped.'),
   /** A malformed request Fastify itself refused (bad URL encoding, bad header…), with its own status. */
   badRequest: (status: number, message: string) => make('SIPHON_ERR_BAD_REQUEST', status, message),
   callbackInvalid: () =>
@@ -80,10 +108,47 @@ export const errors = {
     make('SIPHON_ERR_CONTENT_TYPE', 415,
       `Send the SQLite file as Content-Type: application/vnd.sqlite3 (application/x-sqlite3, application/octet-stream or none are accepted too), not ${JSON.stringify(sent.slice(0, 100))}.`),
 
+  // 429: one key asking too much, so that it cannot slow down everyone else
+  keyBusy: (running: number, waiting: number) =>
+    make('SIPHON_ERR_KEY_BUSY', 429,
+      `This key already has ${running} queries running and ${waiting} waiting. Wait for them to finish before sending more.`, 1),
+  rateLimited: (perMinute: number, retryAfterSeconds: number) =>
+    make('SIPHON_ERR_RATE_LIMITED', 429,
+      `This key made more than ${perMinute} requests in a minute. Try again in ${retryAfterSeconds} s.`, retryAfterSeconds),
+
+  // Publishing: the database sent is too costly to check
+  importTimeout: (seconds: number) =>
+    make('SIPHON_ERR_IMPORT_TIMEOUT', 400,
+      `Checking the database took longer than the ${seconds} s limit and was stopped (expensive views, generated columns or virtual tables?). Nothing was changed.`),
+  importResources: () =>
+    make('SIPHON_ERR_IMPORT_RESOURCES', 400,
+      'Checking the database needed more memory than an import may have and was stopped. Nothing was changed.'),
+
   // 503: the service, not the client
   storageFull: () =>
     make('SIPHON_ERR_STORAGE_FULL', 507, 'The server has no room left to store this data. Nothing was changed; try again later.'),
-  busy: () => make('SIPHON_ERR_BUSY', 503, 'Too many queries are waiting. Try again in a few seconds.'),
+  busy: () => make('SIPHON_ERR_BUSY', 503, 'Too many queries are waiting. Try again in a few seconds.', 5),
+  queueTimeout: (seconds: number) =>
+    make('SIPHON_ERR_QUEUE_TIMEOUT', 503, `The query waited ${seconds} s for a query process without getting one. Try again in a few seconds.`, 5),
+  downloadsBacklog: () =>
+    make('SIPHON_ERR_DOWNLOADS_BACKLOG', 503,
+      'Downloads cannot be recorded right now (the server\'s disk is full?), so no data is served. Try again later.', 30),
   unavailable: () => make('SIPHON_ERR_UNAVAILABLE', 503, 'The service is shutting down or not ready.'),
   internal: () => make('SIPHON_ERR_INTERNAL', 500, 'Something went wrong on our side. It has been logged.'),
 } as const;
+
+/** The answer a client gets for a query that failed. */
+export function errorForQuery(failure: QueryFailure): SiphonError {
+  switch (failure.kind) {
+    case 'sql': return errors.sql(failure.message);
+    case 'not-read': return errors.queryNotRead();
+    case 'columns': return errors.atomColumns(failure.missing);
+    case 'timeout': return errors.queryTimeout(failure.seconds);
+    case 'resources': return errors.queryProcessDied();
+    case 'internal': return errors.internal();
+    case 'busy': return errors.busy();
+    case 'key-busy': return errors.keyBusy(failure.running, failure.waiting);
+    case 'queue-timeout': return errors.queueTimeout(failure.seconds);
+    case 'closing': return errors.unavailable();
+  }
+}

@@ -21,7 +21,7 @@ export async function startService(
 ): Promise<RunningService> {
   const pool = new QueryPool({
     size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
-    maxQueued: config.maxQueuedQueries,
+    maxQueued: config.queueLimit,
   });
   await pool.ready();
   const app = buildServer({ config, store, pool, logStream });

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { configWith, defaults, publicBaseUrl, resolveDataDir } from '../config.js';
+import { configWith, defaults, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { Catalog } from '../scrapers/catalog.js';
 import { SqliteStore } from '../store/sqlite-store.js';
@@ -15,14 +15,62 @@ const usage = `Usage: siphon [--data-dir DIR] <command>
   scraper add OWNER/NAME --db FILE [--private] [--description TEXT]
                                           register a scraper with a copy of an SQLite file
   scraper publish OWNER/NAME --db FILE    replace a scraper's data atomically
-  serve [--port N] [--host ADDR] [--query-timeout SECONDS] [--max-publish-mb N] [--demo]
-        [--public-url URL]                run the HTTP service (SIGTERM stops it gracefully)
+  serve [--port N] [--host ADDR] [--demo] [--public-url URL] [LIMIT FLAGS]
+                                          run the HTTP service (SIGTERM stops it gracefully)
+
+Limit flags of serve (README "Limits" says what each bounds):
+  --query-timeout SECONDS  --max-response-seconds SECONDS  --queue-timeout SECONDS
+  --import-timeout SECONDS  --query-processes N  --long-queries N  --queue-limit N
+  --key-concurrency N  --key-queue N  --rate-limit PER_MINUTE (0: off)  --max-publish-mb N
+  --query-memory-mb N  --query-temp-mb N  --spool-response-mb N  --spool-total-mb N
 
 The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT
 and $SIPHON_PUBLIC_URL (the address clients use, for absolute URLs in Atom feeds).
 `;
 
 class UsageError extends Error {}
+
+type LimitKey = { [K in keyof Config]-?: Config[K] extends number ? K : never }[keyof Config];
+
+/**
+ * serve's flags that set a limit: the Config field each sets, the unit it is given in, and the
+ * factor to the field's unit. `zeroOff`: 0 is allowed and turns the limit off.
+ */
+const limitFlags = {
+  'query-timeout': { key: 'queryTimeoutMs', unit: 'seconds', factor: 1000 },
+  'max-response-seconds': { key: 'maxResponseMs', unit: 'seconds', factor: 1000 },
+  'queue-timeout': { key: 'queueTimeoutMs', unit: 'seconds', factor: 1000 },
+  'import-timeout': { key: 'importTimeoutMs', unit: 'seconds', factor: 1000 },
+  'query-processes': { key: 'queryProcesses', unit: 'count', factor: 1 },
+  'long-queries': { key: 'longQueries', unit: 'count', factor: 1 },
+  'queue-limit': { key: 'queueLimit', unit: 'count', factor: 1 },
+  'key-concurrency': { key: 'keyConcurrency', unit: 'count', factor: 1 },
+  'key-queue': { key: 'keyQueue', unit: 'count', factor: 1 },
+  'rate-limit': { key: 'rateLimitPerMinute', unit: 'count', factor: 1, zeroOff: true },
+  'max-publish-mb': { key: 'maxPublishBytes', unit: 'megabytes', factor: 2 ** 20 },
+  'query-memory-mb': { key: 'queryMemoryMb', unit: 'megabytes', factor: 1 },
+  'query-temp-mb': { key: 'queryTempMb', unit: 'megabytes', factor: 1 },
+  'spool-response-mb': { key: 'spoolResponseMb', unit: 'megabytes', factor: 1 },
+  'spool-total-mb': { key: 'spoolTotalMb', unit: 'megabytes', factor: 1 },
+} satisfies Record<string, { key: LimitKey; unit: 'seconds' | 'count' | 'megabytes'; factor: number; zeroOff?: true }>;
+
+/** The limits given on the command line, checked (a count is a whole number; 0 only where it turns a limit off). */
+function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): Partial<Config> {
+  const limits: Partial<Record<LimitKey, number>> = {};
+  for (const [flag, spec] of Object.entries(limitFlags) as [keyof typeof limitFlags, (typeof limitFlags)[keyof typeof limitFlags]][]) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    const n = Number(text);
+    const zeroOff = 'zeroOff' in spec && spec.zeroOff;
+    const ok = text.trim() !== '' && Number.isFinite(n) && (n > 0 || (zeroOff && n === 0)) && (spec.unit !== 'count' || Number.isInteger(n));
+    if (!ok) {
+      const what = spec.unit === 'count' ? `a whole number${zeroOff ? ' (0 turns it off)' : ' above 0'}` : `a positive number of ${spec.unit}`;
+      throw new UsageError(`--${flag} must be ${what}, not ${JSON.stringify(text)}`);
+    }
+    limits[spec.key] = Math.round(n * spec.factor);
+  }
+  return limits;
+}
 
 const options = {
   'data-dir': { type: 'string' },
@@ -32,8 +80,8 @@ const options = {
   description: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
-  'query-timeout': { type: 'string' },
-  'max-publish-mb': { type: 'string' },
+  ...Object.fromEntries(Object.keys(limitFlags).map((flag) => [flag, { type: 'string' }])) as
+    Record<keyof typeof limitFlags, { type: 'string' }>,
   'public-url': { type: 'string' },
   demo: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -48,16 +96,15 @@ const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
   'key revoke': { flags: [], args: 1 },
   'scraper add': { flags: ['db', 'private', 'description'], args: 1 },
   'scraper publish': { flags: ['db'], args: 1 },
-  serve: { flags: ['port', 'host', 'query-timeout', 'max-publish-mb', 'demo', 'public-url'], args: 0 },
+  serve: { flags: ['port', 'host', 'demo', 'public-url', ...Object.keys(limitFlags) as (keyof typeof limitFlags)[]], args: 0 },
 };
 
-/** A number flag: a port (0 to 65535; 0 picks a free one) or a positive number of seconds or megabytes. */
-function numberFlag(flag: string, text: string | undefined, kind: 'port' | 'seconds' | 'megabytes'): number | undefined {
+/** The port: 0 to 65535 (0 picks a free one). */
+function portFlag(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  const ok = text.trim() !== '' && (kind === 'port' ? Number.isInteger(n) && n >= 0 && n <= 65535 : Number.isFinite(n) && n > 0);
-  if (!ok) {
-    throw new UsageError(`${flag} must be ${kind === 'port' ? 'a port number from 0 to 65535' : `a positive number of ${kind}`}, not ${JSON.stringify(text)}`);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new UsageError(`--port must be a port number from 0 to 65535, not ${JSON.stringify(text)}`);
   }
   return n;
 }
@@ -90,9 +137,8 @@ async function run(argv: string[]): Promise<void> {
   }
 
   // Checked before anything is created, like every other usage error.
-  const port = numberFlag('--port', command === 'serve' ? values.port ?? process.env.PORT : undefined, 'port');
-  const timeout = numberFlag('--query-timeout', values['query-timeout'], 'seconds');
-  const publishMb = numberFlag('--max-publish-mb', values['max-publish-mb'], 'megabytes');
+  const port = portFlag(command === 'serve' ? values.port ?? process.env.PORT : undefined);
+  const limits = limitsFrom(values);
   const publicUrlText = command === 'serve' ? values['public-url'] ?? (process.env.SIPHON_PUBLIC_URL || undefined) : undefined;
   const publicUrl = publicUrlText === undefined ? undefined : publicBaseUrl(publicUrlText);
   if (publicUrlText !== undefined && publicUrl === undefined) {
@@ -132,8 +178,7 @@ async function run(argv: string[]): Promise<void> {
           dataDir,
           host: values.host ?? defaults.host,
           port: port ?? defaults.port,
-          queryTimeoutMs: (timeout ?? defaults.queryTimeoutMs / 1000) * 1000,
-          maxPublishBytes: Math.round((publishMb ?? defaults.maxPublishBytes / 2 ** 20) * 2 ** 20),
+          ...limits,
           publicUrl,
         }), store, { demo: values.demo ?? false });
         return;

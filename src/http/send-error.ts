@@ -1,11 +1,15 @@
 import type { FastifyReply } from 'fastify';
-import { errors, SiphonError } from '../errors.js';
+import { errorForQuery, errors, QueryFailed, SiphonError } from '../errors.js';
 import { jsonpContentType } from '../formats/index.js';
 import { jsonString } from '../formats/values.js';
 import { corsHeaders } from './cors.js';
 
 /** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
+  if (err instanceof QueryFailed) {
+    if (err.failure.kind === 'internal') reply.log.error({ err }, 'query process failed');
+    return errorForQuery(err.failure);
+  }
   if (err instanceof SiphonError) {
     if (err.status >= 500) reply.log.error({ err, cause: err.cause }, err.message);
     return err;
@@ -22,6 +26,7 @@ export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: str
   const error = asSiphonError(err, reply);
   // CORS too, so a page calling the API with fetch() can read why its call failed.
   reply.headers(corsHeaders).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   // Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too.
   const message = jsonString(error.message);
   if (jsonpCallback) {

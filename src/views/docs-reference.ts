@@ -48,7 +48,7 @@ export function limitsSection(config: Config): SafeHtml {
 <tr><td>A client that takes no bytes for this long while its response waits is dropped</td><td>${count(config.clientIdleTimeoutMs / 1000)} s</td></tr>
 <tr><td>Length of the SQL text</td><td>${count(config.maxQueryChars)} characters</td></tr>
 <tr><td>Queries running at once (one per query process)</td><td>${count(config.queryProcesses)}</td></tr>
-<tr><td>Queries waiting for a process; beyond this, 503</td><td>${count(config.maxQueuedQueries)}</td></tr>
+<tr><td>Queries waiting for a process; beyond this, 503</td><td>${count(config.queueLimit)}</td></tr>
 <tr><td>Memory of each query process; a query needing more fails with 400</td><td>${humanSize(config.queryMemoryMb * 1024 * 1024)}</td></tr>
 </tbody>
 </table>
