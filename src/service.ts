@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import path from 'node:path';
 import { buildServer } from './http/server.js';
-import { QueryPool } from './pool/pool.js';
+import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { QueryPool, type PoolOptions } from './pool/pool.js';
+import { TablePreviews } from './previews/table-previews.js';
 import type { Store } from './store/types.js';
 
 export interface RunningService {
@@ -13,18 +16,47 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** The API's pool, as configured. */
+function poolOptions(config: Config): PoolOptions {
+  return {
+    size: config.queryProcesses, longQueries: config.longQueries, timeoutMs: config.queryTimeoutMs,
+    memoryMb: config.queryMemoryMb, tempMb: config.queryTempMb, tempDir: path.join(config.dataDir, 'tmp'),
+    queue: {
+      keyConcurrency: config.keyConcurrency, keyQueue: config.keyQueue, queueLimit: config.queueLimit,
+      queueTimeoutMs: config.queueTimeoutMs,
+    },
+    spoolResponseMb: config.spoolResponseMb, spoolTotalMb: config.spoolTotalMb,
+  };
+}
+
+/**
+ * The table previews' pool: one process of its own, so page views never take the API's. Scrapers
+ * take turns (one preview at a time each); its queue is long, since each version is previewed once.
+ */
+function previewPoolOptions(config: Config): PoolOptions {
+  const api = poolOptions(config);
+  return {
+    ...api, size: 1, longQueries: 1,
+    queue: { ...api.queue, keyConcurrency: 1, keyQueue: 1000, queueLimit: 10_000 },
+  };
+}
+
 /** Starts the query processes and the HTTP server on the configured address. */
 export async function startService(
   config: Config,
   store: Store,
   logStream?: NodeJS.WritableStream,
 ): Promise<RunningService> {
-  const pool = new QueryPool({
-    size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
-    maxQueued: config.queueLimit,
-  });
-  await pool.ready();
-  const app = buildServer({ config, store, pool, logStream });
+  const pool = new QueryPool(poolOptions(config));
+  const previewPool = new QueryPool(previewPoolOptions(config));
+  try {
+    await Promise.all([pool.ready(), previewPool.ready()]);
+  } catch (err) {
+    await Promise.all([pool.close(), previewPool.close()]);
+    throw err;
+  }
+  const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
+  const app = buildServer({ config, store, pool, previews: new TablePreviews(previewPool), rateLimiter, logStream });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -41,7 +73,7 @@ export async function startService(
       } finally {
         clearInterval(dropIdle);
       }
-      await pool.close();
+      await Promise.all([pool.close(), previewPool.close()]);
     },
   };
 }

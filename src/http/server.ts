@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { errors, SiphonError } from '../errors.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { QueryPool } from '../pool/pool.js';
+import type { TablePreviews } from '../previews/table-previews.js';
 import type { Store } from '../store/types.js';
 import { corsPreflightRoutes } from './cors.js';
 import { redactUrl } from './redact.js';
@@ -17,6 +19,9 @@ export interface ServerDeps {
   config: Config;
   store: Store;
   pool: QueryPool;
+  previews: TablePreviews;
+  /** Per key; none when the rate limit is off. */
+  rateLimiter?: RateLimiter;
   /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
   logStream?: NodeJS.WritableStream;
 }

@@ -8,7 +8,16 @@ export type StreamOutcome =
   /** Failed before the first byte: nothing was sent, so a proper error response can still be. */
   | { kind: 'failed-before-start'; error: Error }
   /** Cut short after the first byte: by the source failing, or the client leaving or not reading. */
-  | { kind: 'cut'; bytes: number; error?: Error; reason: 'source-failed' | 'client-gone' | 'client-idle' };
+  | { kind: 'cut'; bytes: number; error?: Error; reason: CutReason };
+
+type CutReason = 'source-failed' | 'client-gone' | 'client-idle' | 'too-long';
+
+export interface StreamLimits {
+  /** A client that takes no bytes for this long while the response waits on it is dropped. */
+  idleTimeoutMs: number;
+  /** A response still going after this long is cut short, however fast or slow its client. */
+  maxResponseMs: number;
+}
 
 /**
  * Sends a stream of encoded bytes as the response body with end-to-end backpressure.
@@ -17,7 +26,8 @@ export type StreamOutcome =
  * gets a real error status. After the first byte the status cannot change: a failing source makes
  * us destroy the socket, so a chunked body lacks its final chunk (and a sized one is short) and the
  * client can tell it is incomplete. If the client goes away, the source is destroyed (which kills a
- * running query). A client that takes no bytes for `idleTimeoutMs` is dropped.
+ * running query). A client that takes no bytes for `idleTimeoutMs` is dropped, and a response is
+ * cut after `maxResponseMs` whatever happens: nothing holds a response for ever.
  *
  * With a `compressor`, the source is piped through it and its output is what the client gets:
  * backpressure still reaches the source (a paused client fills the compressor, which pauses the
@@ -29,9 +39,10 @@ export function streamResponse(
   reply: FastifyReply,
   source: Readable,
   headers: OutgoingHttpHeaders,
-  idleTimeoutMs: number,
+  limits: StreamLimits,
   compressor?: Transform,
 ): Promise<StreamOutcome> {
+  const { idleTimeoutMs, maxResponseMs } = limits;
   return new Promise((resolve) => {
     const res = reply.raw;
     const body: Readable = compressor ? source.pipe(compressor) : source;
@@ -39,11 +50,13 @@ export function streamResponse(
     let settled = false;
     let bytes = 0;
     let idleTimer: NodeJS.Timeout | undefined;
+    let lifetime: NodeJS.Timeout | undefined;
 
     const settle = (outcome: StreamOutcome) => {
       if (settled) return;
       settled = true;
       clearInterval(idleTimer);
+      clearTimeout(lifetime);
       source.off('data', count).off('error', onError);
       body.off('data', onData).off('end', onEnd).off('error', onError);
       // A stream destroyed after this point has no one left to tell.
@@ -53,13 +66,15 @@ export function streamResponse(
       res.off('close', onClose);
       resolve(outcome);
     };
-    const cut = (reason: 'source-failed' | 'client-gone' | 'client-idle', error?: Error) => {
+    const cut = (reason: CutReason, error?: Error) => {
       settle({ kind: 'cut', bytes, error, reason });
       source.destroy();
       res.destroy();
     };
     const start = () => {
       started = true;
+      // Counted from the first byte: before it, the queue and query time limits bound the wait.
+      lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
       reply.hijack();
       res.writeHead(200, headers);
       if (request.method === 'HEAD') {

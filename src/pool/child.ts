@@ -6,7 +6,9 @@
 import Database from 'better-sqlite3';
 import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
-import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage } from './protocol.js';
+import {
+  encodeFrame, FrameType, maxFramePayload, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage,
+} from './protocol.js';
 
 /** Output is sent in chunks of about this size: large enough to be cheap, small enough to stream. */
 const chunkChars = 64 * 1024;
@@ -38,15 +40,37 @@ function connection(job: QueryJob): Database.Database {
 }
 
 async function write(type: FrameType, payload: Buffer): Promise<void> {
-  if (!process.stdout.write(encodeFrame(type, payload))) {
-    await new Promise((resolve) => process.stdout.once('drain', resolve));
-  }
+  let at = 0;
+  do {
+    if (!process.stdout.write(encodeFrame(type, payload.subarray(at, at + maxFramePayload)))) {
+      await new Promise((resolve) => process.stdout.once('drain', resolve));
+    }
+    at += maxFramePayload;
+  } while (at < payload.length);
 }
 
 const writeJson = (type: FrameType, value: unknown) => write(type, Buffer.from(JSON.stringify(value)));
 
 const fail = (kind: ErrorPayload['kind'], err: unknown) =>
-  writeJson(FrameType.error, { kind, message: err instanceof Error ? err.message : String(err) } satisfies ErrorPayload);
+  writeJson(FrameType.error, {
+    kind, message: err instanceof Error ? err.message : String(err), stack: kind === 'internal' && err instanceof Error ? err.stack : undefined,
+  } satisfies ErrorPayload);
+
+/** V8 running out of room for one string or buffer while the result is built: the query's size, not a bug. */
+const outOfRoom = /Invalid string length|Array buffer allocation failed|Invalid typed array length|out of memory/i;
+
+/**
+ * Who a failure while running is down to: SQLite out of memory or temporary disk (a write past the
+ * file size cap fails as an I/O error) is the query's resources; any other SQLite error is the
+ * query's (too big a value, an overflow); running out of room for the result is resources; anything
+ * else is a bug of ours.
+ */
+function failureKind(err: unknown): ErrorPayload['kind'] {
+  if (err instanceof Database.SqliteError) {
+    return /^SQLITE_(NOMEM|FULL|IOERR)/.test(err.code) ? 'resources' : 'sql';
+  }
+  return err instanceof Error && outOfRoom.test(err.message) ? 'resources' : 'internal';
+}
 
 async function run(job: QueryJob): Promise<void> {
   let db: Database.Database;
@@ -96,14 +120,13 @@ async function run(job: QueryJob): Promise<void> {
     await write(FrameType.data, Buffer.from(out));
     await writeJson(FrameType.end, { rows } satisfies EndPayload);
   } catch (err) {
-    // A runtime SQLite error (e.g. SQLITE_TOOBIG) is the query's; anything else here is running out
-    // of memory or string length while building the result.
-    return fail(err instanceof Database.SqliteError ? 'sql' : 'resources', err);
+    return fail(failureKind(err), err);
   }
 }
 
 process.on('message', (message: RunMessage) => {
-  if (message.type === 'run') void run(message.job);
+  // Whatever escapes run() is ours: it is answered as such, stack included, so the server logs it.
+  if (message.type === 'run') run(message.job).catch((err: unknown) => fail('internal', err));
 });
 // The server went away: nothing is left to answer.
 process.on('disconnect', () => process.exit(0));

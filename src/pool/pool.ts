@@ -1,254 +1,189 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { errors, type SiphonError } from '../errors.js';
-import {
-  FrameParser, FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RunMessage,
-} from './protocol.js';
+import { mkdirSync } from 'node:fs';
+import { QueryFailed } from '../errors.js';
+import { FairQueue, type FairQueueLimits } from './fair-queue.js';
+import type { QueryJob } from './protocol.js';
+import { QueryProcess, type ProcessLimits } from './query-process.js';
+import { QueryRun, type RunHost } from './query-run.js';
+import { SpoolBudget } from './spool.js';
 
-const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
-
-/** A child that dies this soon after starting is failing to start; wait before starting another. */
+/** A process that dies this soon after starting is failing to start; wait before starting another. */
 const quickDeathMs = 1000;
 const respawnDelayMs = 250;
+/** Start-up gives up after this long, or after this many processes died before they were ready. */
+const startDeadlineMs = 30_000;
+const startFailuresAllowed = 3;
+/** A query working longer than this is a long one (exports, big sorts). */
+const longAfterMs = 1000;
+/** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
+const spoolMemoryBytes = 1024 * 1024;
 
-interface Worker {
-  proc: ChildProcess;
-  parser: FrameParser;
-  run: QueryRun | null;
-  ready: boolean;
-  startedAt: number;
-  /** Killed or exited: never to be given another query. */
-  gone: boolean;
-}
-
-export interface PoolOptions {
+export interface PoolOptions extends ProcessLimits {
   size: number;
+  /** Long queries running at once; one more turning long is parked until one of them ends. */
+  longQueries: number;
   timeoutMs: number;
-  memoryMb: number;
-  maxQueued: number;
+  queue: FairQueueLimits;
+  spoolResponseMb: number;
+  spoolTotalMb: number;
 }
 
-function errorFromChild(p: ErrorPayload): SiphonError {
-  switch (p.kind) {
-    case 'sql': return errors.sql(p.message);
-    case 'not-read': return errors.queryNotRead();
-    case 'columns': return errors.atomColumns(p.missing ?? []);
-    case 'resources': return errors.queryProcessDied();
-    case 'internal': return Object.assign(errors.internal(), { cause: p.message });
-  }
-}
+/** Query processes could not be started: the message says why (what the last one wrote to stderr). */
+export class PoolStartError extends Error {}
 
 /**
- * Runs untrusted queries in a pool of child processes, one query per child at a time.
- * Only killing a process reliably stops a long SQLite step (notes, section 3), so a query past its
- * time limit, or whose client went away, gets its process killed and a fresh one started.
+ * Runs untrusted queries in a pool of processes, one query per process at a time, fairly between
+ * keys (fair-queue.ts). A query past its time limit, or whose client went away, gets its process
+ * killed and a fresh one started: only that reliably stops a long SQLite step.
+ *
+ * Lanes: a query that works longer than a second is long. Long queries run at a lower CPU priority,
+ * and at most `longQueries` of them at once; one more is frozen (parked, its clock stopped) until one
+ * ends. With a pool larger than `longQueries`, the rest of the processes stay for short queries.
  */
-export class QueryPool {
-  private readonly workers = new Set<Worker>();
-  private readonly idle: Worker[] = [];
-  private readonly waiting: QueryRun[] = [];
+export class QueryPool implements RunHost {
+  private readonly processes = new Set<QueryProcess>();
+  private readonly idle: QueryProcess[] = [];
+  private readonly busy = new Map<QueryProcess, QueryRun>();
+  private readonly queue: FairQueue<QueryRun>;
+  private readonly long = new Set<QueryRun>();
+  private readonly parked: QueryRun[] = [];
+  private readonly budget: SpoolBudget;
+  private startFailures = 0;
+  private lastStartError = '';
   private closing = false;
 
   constructor(private readonly options: PoolOptions) {
+    mkdirSync(options.tempDir, { recursive: true });
+    this.queue = new FairQueue(options.queue);
+    this.budget = new SpoolBudget(options.spoolTotalMb * 2 ** 20);
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Starts a query; its encoded result is read from the returned stream. */
-  run(job: QueryJob): QueryRun {
-    const run = new QueryRun(this, job, this.options.timeoutMs);
-    if (this.closing) {
-      run.destroy(errors.unavailable());
-    } else if (this.idle.length > 0) {
-      run.attach(this.idle.pop()!);
-    } else if (this.waiting.length >= this.options.maxQueued) {
-      run.destroy(errors.busy());
-    } else {
-      this.waiting.push(run);
+  /** Starts a query for `key`; its encoded result is read from the returned stream, which fails with QueryFailed. */
+  run(job: QueryJob, key: string): QueryRun {
+    const run = new QueryRun(this, job, key, {
+      timeoutMs: this.options.timeoutMs,
+      longAfterMs,
+      spool: {
+        dir: this.options.tempDir, memoryBytes: spoolMemoryBytes, maxFileBytes: this.options.spoolResponseMb * 2 ** 20,
+        budget: this.budget,
+      },
+    });
+    try {
+      if (this.closing) throw new QueryFailed({ kind: 'closing' });
+      this.queue.enqueue(run);
+      this.dispatch();
+    } catch (err) {
+      run.destroy(err as Error);
     }
     return run;
   }
 
   /** Processes started and ready to take a query. */
   get readyCount(): number {
-    return [...this.workers].filter((w) => w.ready).length;
+    return this.idle.length + this.busy.size;
   }
 
-  /** Resolves once every process of the pool has started. */
+  /**
+   * Resolves once every process of the pool has started; rejects with PoolStartError when they
+   * cannot (a memory cap too small for Node, say), rather than wait for ever.
+   */
   async ready(): Promise<void> {
+    const deadline = Date.now() + startDeadlineMs;
     while (this.readyCount < this.options.size) {
-      if (this.closing) throw new Error('query pool closed');
+      if (this.closing) throw new PoolStartError('the query pool was closed while starting');
+      if (this.startFailures >= startFailuresAllowed || Date.now() > deadline) {
+        throw new PoolStartError(`query processes could not start: ${this.lastStartError || 'not ready in time'}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    for (const run of this.waiting.splice(0)) run.destroy(errors.unavailable());
-    await Promise.all([...this.workers].map((w) => this.kill(w)));
+    this.queue.drain(new QueryFailed({ kind: 'closing' }));
+    await Promise.all([...this.processes].map((p) => p.kill()));
   }
 
-  /** @internal A query's process is free again. */
-  release(worker: Worker): void {
-    worker.run = null;
-    if (worker.gone) return;
-    const next = this.waiting.shift();
-    if (next) next.attach(worker);
-    else this.idle.push(worker);
+  release(run: QueryRun, process: QueryProcess): void {
+    this.busy.delete(process);
+    this.leave(run);
+    if (process.gone) return;
+    if (process.restorePriority()) this.idle.push(process);
+    else void process.kill(); // its exit starts a replacement at normal priority
+    this.dispatch();
   }
 
-  /** @internal A query no longer wants its place in the queue. */
+  kill(run: QueryRun, process: QueryProcess): void {
+    this.busy.delete(process);
+    this.leave(run);
+    void process.kill();
+  }
+
   unqueue(run: QueryRun): void {
-    const i = this.waiting.indexOf(run);
-    if (i !== -1) this.waiting.splice(i, 1);
+    this.queue.remove(run);
   }
 
-  /** @internal Stops the process at once, whatever it is doing, and starts a replacement. */
-  kill(worker: Worker): Promise<void> {
-    const exited = new Promise<void>((resolve) => {
-      if (worker.proc.exitCode !== null || worker.proc.signalCode !== null) resolve();
-      else worker.proc.once('exit', () => resolve());
-    });
-    worker.run = null;
-    this.retire(worker, true);
-    worker.proc.kill('SIGKILL');
-    return exited;
-  }
-
-  /** `killed`: we stopped it on purpose, so a replacement is due at once however young it was. */
-  private retire(worker: Worker, killed = false): void {
-    if (worker.gone) return;
-    worker.gone = true;
-    this.workers.delete(worker);
-    const i = this.idle.indexOf(worker);
-    if (i !== -1) this.idle.splice(i, 1);
-    if (this.closing) return;
-    if (!killed && Date.now() - worker.startedAt < quickDeathMs) setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
-    else this.spawn();
-  }
-
-  private spawn(): void {
-    // ulimit -v caps the address space of the query process (and only it), then exec keeps the pid.
-    const proc = spawn(
-      '/bin/sh',
-      ['-c', `ulimit -v ${this.options.memoryMb * 1024} && exec "$0" "$@"`, process.execPath, childPath],
-      // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
-      // ~1 GB of the cap before any query runs (measured: 1000 MB idle, 730 MB with 2 arenas).
-      { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, MALLOC_ARENA_MAX: '2' } },
-    );
-    const worker: Worker = { proc, parser: new FrameParser(), run: null, ready: false, startedAt: Date.now(), gone: false };
-    this.workers.add(worker);
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      for (const frame of worker.parser.push(chunk)) worker.run?.onFrame(frame);
-    });
-    proc.on('message', (m: { type?: string }) => {
-      if (m.type === 'ready' && !worker.ready && !worker.gone) {
-        worker.ready = true;
-        this.release(worker);
-      }
-    });
-    proc.on('error', (err) => process.stderr.write(`query process: ${err.message}\n`));
-    proc.on('exit', () => {
-      const run = worker.run;
-      worker.run = null;
-      this.retire(worker);
-      run?.onWorkerDied();
-    });
-  }
-}
-
-/**
- * One query's encoded result, as a byte stream with backpressure: when the reader stops reading,
- * the child's stdout is paused (so the child blocks on its next write) and the time limit clock
- * stops, because time spent waiting for a slow client is not the query's.
- */
-export class QueryRun extends Readable {
-  /** Rows sent, once the query has completed. */
-  rows: number | null = null;
-  private worker: Worker | null = null;
-  private budgetMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private clockStartedAt = 0;
-
-  constructor(
-    private readonly pool: QueryPool,
-    private readonly job: QueryJob,
-    private readonly timeoutMs: number,
-  ) {
-    super();
-    this.budgetMs = timeoutMs;
-  }
-
-  /** @internal */
-  attach(worker: Worker): void {
-    this.worker = worker;
-    worker.run = this;
-    worker.proc.send({ type: 'run', job: this.job } satisfies RunMessage);
-    this.startClock();
-  }
-
-  /** @internal */
-  onFrame(frame: Frame): void {
-    switch (frame.type) {
-      case FrameType.data:
-        if (!this.push(frame.payload)) {
-          this.worker?.proc.stdout!.pause();
-          this.stopClock();
-        }
-        break;
-      case FrameType.end:
-        this.rows = (JSON.parse(frame.payload.toString()) as EndPayload).rows;
-        this.finish();
-        this.push(null);
-        break;
-      case FrameType.error:
-        this.finish();
-        this.destroy(errorFromChild(JSON.parse(frame.payload.toString()) as ErrorPayload));
-        break;
+  promote(run: QueryRun): void {
+    if (this.long.size < this.options.longQueries) {
+      this.long.add(run);
+      run.runningProcess?.lowerPriority();
+    } else {
+      this.parked.push(run);
+      run.park();
     }
   }
 
-  /** @internal The process died while running this query (out of memory, or killed from outside). */
-  onWorkerDied(): void {
-    this.worker = null;
-    this.stopClock();
-    this.destroy(errors.queryProcessDied());
+  /** The run holds no process any more: its key may run another, and its place as a long query frees. */
+  private leave(run: QueryRun): void {
+    this.queue.finished(run);
+    if (this.long.delete(run)) {
+      const next = this.parked.shift();
+      if (next) {
+        this.long.add(next);
+        next.unpark();
+      }
+    } else {
+      const i = this.parked.indexOf(run);
+      if (i !== -1) this.parked.splice(i, 1);
+    }
   }
 
-  override _read(): void {
-    if (!this.worker) return;
-    this.worker.proc.stdout!.resume();
-    this.startClock();
+  private dispatch(): void {
+    while (this.idle.length > 0) {
+      const run = this.queue.next();
+      if (!run) return;
+      const process = this.idle.pop()!;
+      this.busy.set(process, run);
+      run.start(process);
+    }
   }
 
-  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    this.stopClock();
-    this.pool.unqueue(this);
-    // Still running: the reader gave up (client gone) or the time ran out. Only a kill stops it.
-    if (this.worker) void this.pool.kill(this.worker);
-    this.worker = null;
-    callback(err);
+  private spawn(): void {
+    const process = new QueryProcess(this.options, (p) => this.exited(p));
+    this.processes.add(process);
+    process.ready.then(() => {
+      if (process.gone) return;
+      this.startFailures = 0;
+      this.idle.push(process);
+      this.dispatch();
+    }, (err: Error) => {
+      this.startFailures += 1;
+      this.lastStartError = err.message;
+    });
   }
 
-  /** The child is done with this query and can take another. */
-  private finish(): void {
-    this.stopClock();
-    const worker = this.worker!;
-    this.worker = null;
-    worker.proc.stdout!.resume();
-    this.pool.release(worker);
-  }
-
-  private startClock(): void {
-    if (this.timer || !this.worker) return;
-    this.clockStartedAt = Date.now();
-    this.timer = setTimeout(() => this.destroy(errors.queryTimeout(this.timeoutMs / 1000)), this.budgetMs);
-  }
-
-  private stopClock(): void {
-    if (!this.timer) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.budgetMs -= Date.now() - this.clockStartedAt;
+  private exited(process: QueryProcess): void {
+    this.processes.delete(process);
+    const i = this.idle.indexOf(process);
+    if (i !== -1) this.idle.splice(i, 1);
+    const run = this.busy.get(process);
+    if (run) {
+      this.busy.delete(process);
+      this.leave(run);
+      run.processDied();
+    }
+    if (this.closing) return;
+    if (!process.stopped && Date.now() - process.startedAt < quickDeathMs) setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
+    else this.spawn();
   }
 }

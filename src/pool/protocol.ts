@@ -32,12 +32,14 @@ export interface EndPayload {
 /**
  * `sql`: SQLite refused or failed the query; `not-read`: the statement would not only read;
  * `columns`: the query lacks columns its format needs (listed in `missing`);
- * `resources`: the result outgrew what a process can hold; `internal`: our fault (data file unreadable).
+ * `resources`: the result outgrew what a process can hold (memory, temporary disk);
+ * `internal`: our fault (data file unreadable, an exception in our code: `stack` says where).
  */
 export interface ErrorPayload {
   kind: 'sql' | 'not-read' | 'columns' | 'resources' | 'internal';
   message: string;
   missing?: string[];
+  stack?: string;
 }
 
 export interface Frame {
@@ -46,6 +48,11 @@ export interface Frame {
 }
 
 const headerBytes = 5;
+/**
+ * Data is sent in frames of at most this size, however large one value is: the server then never
+ * holds more than this of a frame that has not fully arrived.
+ */
+export const maxFramePayload = 256 * 1024;
 
 export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
   const header = Buffer.allocUnsafe(headerBytes);
@@ -54,26 +61,37 @@ export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
   return Buffer.concat([header, payload]);
 }
 
-/** Reassembles frames from stdout chunks, which split and join frames arbitrarily. */
+/**
+ * Reassembles frames from stdout chunks, which split and join frames arbitrarily. Chunks of a frame
+ * not yet complete are kept in a list and joined once, when the frame is: joining at every chunk
+ * made a large frame cost time quadratic in its size.
+ */
 export class FrameParser {
-  private pending: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private bytes = 0;
 
   push(chunk: Buffer): Frame[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
     const frames: Frame[] = [];
-    while (this.pending.length >= headerBytes) {
-      const length = this.pending.readUInt32BE(1);
-      if (this.pending.length < headerBytes + length) break;
-      frames.push({
-        type: this.pending.readUInt8(0) as FrameType,
-        payload: this.pending.subarray(headerBytes, headerBytes + length),
-      });
-      this.pending = this.pending.subarray(headerBytes + length);
+    while (this.bytes >= headerBytes) {
+      const head = this.chunks[0]!.length >= headerBytes ? this.chunks[0]! : this.join();
+      const end = headerBytes + head.readUInt32BE(1);
+      if (this.bytes < end) break;
+      const all = head.length >= end ? head : this.join();
+      frames.push({ type: all.readUInt8(0) as FrameType, payload: all.subarray(headerBytes, end) });
+      const rest = all.subarray(end);
+      this.chunks.shift();
+      if (rest.length > 0) this.chunks.unshift(rest);
+      this.bytes -= end;
     }
     return frames;
   }
 
-  reset(): void {
-    this.pending = Buffer.alloc(0);
+  /** Makes the pending chunks one buffer (the first), and returns it. */
+  private join(): Buffer {
+    const joined = Buffer.concat(this.chunks);
+    this.chunks = [joined];
+    return joined;
   }
 }

@@ -1,4 +1,4 @@
-import type { TablePreview } from '../http/table-preview.js';
+import type { TablePreview } from '../previews/table-previews.js';
 import type { DayCount, DownloadStats, Scraper } from '../store/types.js';
 import { downloadsChart } from './downloads-chart.js';
 import { html, type SafeHtml } from './html.js';

@@ -1,4 +1,4 @@
-import type { Cell, TablePreview } from '../http/table-preview.js';
+import type { Cell, TablePreview } from '../previews/table-previews.js';
 import type { TableInfo } from '../store/types.js';
 import { html, type SafeHtml } from './html.js';
 import { count, plural } from './text.js';

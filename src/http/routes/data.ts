@@ -4,8 +4,10 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { errors, type SiphonError } from '../../errors.js';
+import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
-import type { QueryPool, QueryRun } from '../../pool/pool.js';
+import type { QueryPool } from '../../pool/pool.js';
+import type { QueryRun } from '../../pool/query-run.js';
 import type { QueryJob } from '../../pool/protocol.js';
 import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
@@ -43,15 +45,29 @@ function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undef
   return headers;
 }
 
+/** The `RateLimit-*` headers (IETF draft) every data response of a key carries. */
+function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeaders {
+  if (!decision) return {};
+  return {
+    'ratelimit-limit': decision.limit,
+    'ratelimit-remaining': decision.remaining,
+    'ratelimit-reset': decision.resetSeconds,
+  };
+}
+
 /**
  * GET|HEAD /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its own
- * status: authenticate (401) → find the public scraper (404) → format (404) → callback (400) →
- * check the SQL (400) → 304 if the client's copy is current → run it in a query process (400 on SQL
- * errors and the time limit) → stream, compressed if asked → record the download. Every call that
- * gets past the first two steps is a download, a 304 too.
+ * status: authenticate (401) → find the public scraper (404) → the key's rate limit (429, not a
+ * download) → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is
+ * current → queue it fairly and run it in a query process (429/503 when the key or the service is
+ * too busy; 400 on SQL errors and the limits) → stream, compressed if asked → record the download.
+ * Every call that gets past the rate limit is a download, a 304 too.
  */
-export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
-  const { config, store, pool } = deps;
+export function dataRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; pool: QueryPool; rateLimiter?: RateLimiter },
+): void {
+  const { config, store, pool, rateLimiter } = deps;
 
   async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
@@ -63,13 +79,17 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
 
     let key: ApiKey;
     let scraper: Scraper;
+    let rate: RateDecision | undefined;
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
       scraper = await findPublicScraper(store, owner, scraperName);
+      rate = await rateLimiter?.take(String(key.id));
+      if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
-      sendError(reply, err, jsonp);
+      sendError(reply.headers(rateLimitHeaders(rate)), err, jsonp);
       return;
     }
+    void reply.headers(rateLimitHeaders(rate));
 
     const sql = format?.kind === 'file' ? null : (singleParam(query.query) ?? null);
     let status = 200;
@@ -89,15 +109,15 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes);
+      const plain = { ...responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes), ...rateLimitHeaders(rate) };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       if (isNotModified(request.headers, headers)) {
         status = sendNotModified(reply, headers);
         return;
       }
-      const source: Readable = job ? (run = pool.run(job)) : createReadStream(scraper.data.file);
-      const outcome: StreamOutcome = await streamResponse(
-        request, reply, source, headers, config.clientIdleTimeoutMs, compressorFor(coding));
+      const source: Readable = job ? (run = pool.run(job, String(key.id))) : createReadStream(scraper.data.file);
+      const outcome: StreamOutcome = await streamResponse(request, reply, source, headers,
+        { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs }, compressorFor(coding));
       if (outcome.kind === 'failed-before-start') throw outcome.error;
       bytes = outcome.bytes;
       rows = run?.rows ?? null;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { findFormat, formatNames } from '../../formats/index.js';
-import type { QueryPool } from '../../pool/pool.js';
+import type { TablePreviews } from '../../previews/table-previews.js';
 import type { Scraper, Store } from '../../store/types.js';
 import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../views/client/api-request.js';
 import { docsPage } from '../../views/docs-page.js';
@@ -13,7 +13,6 @@ import type { BuilderModel, BuilderState } from '../../views/query-builder.js';
 import { scraperPage } from '../../views/scraper-page.js';
 import { publicOrigin } from '../public-origin.js';
 import { sendPage } from '../send-page.js';
-import { previewTable } from '../table-preview.js';
 import { singleParam } from './params.js';
 
 type Query = Record<string, string | string[] | undefined>;
@@ -51,8 +50,8 @@ function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: C
  * and the API documentation. Private scrapers never appear: they are answered as unknown ones.
  * Static routes (/docs, /healthz, /assets/…) win over `/:owner` in Fastify's router.
  */
-export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
-  const { config, store, pool } = deps;
+export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: Store; previews: TablePreviews }): void {
+  const { config, store, previews } = deps;
 
   app.get<{ Querystring: Query }>('/', async (request, reply) => {
     const search = (singleParam(request.query.q) ?? '').trim().slice(0, maxSearchChars);
@@ -70,12 +69,18 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     const { owner, scraper: name } = request.params;
     const scraper = await store.findScraper(owner, name);
     if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`));
-    const [downloads, perDay, previews] = await Promise.all([
+    // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
+    const left = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) left.abort(); };
+    reply.raw.once('close', onClose);
+    const [downloads, perDay, tablePreviews] = await Promise.all([
       store.downloadStats(scraper.id),
       store.downloadsPerDay(scraper.id, chartDays),
-      Promise.all(scraper.data.tables.map((t) => previewTable(pool, scraper, t))),
+      previews.get(scraper, left.signal),
     ]);
-    sendPage(reply, 200, scraperPage({ scraper, downloads, perDay, previews, builder: builderModel(request, config, scraper) }));
+    sendPage(reply, 200, scraperPage({
+      scraper, downloads, perDay, previews: tablePreviews, builder: builderModel(request, config, scraper),
+    }));
   });
 
   const docs = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {

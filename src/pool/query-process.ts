@@ -1,0 +1,126 @@
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { spawnLimited, type LimitedProcess } from '../process/spawn-limited.js';
+import { FrameParser, type Frame, type QueryJob, type RunMessage } from './protocol.js';
+
+const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
+
+/** CPU priority of a process running a long query: short queries and the server get the cores first. */
+const longQueryNice = 10;
+
+export interface ProcessLimits {
+  memoryMb: number;
+  /** Largest temporary file SQLite may write (sorts, temporary tables). */
+  tempMb: number;
+  /** Where SQLite puts its temporary files. */
+  tempDir: string;
+}
+
+/**
+ * One query process: started under its limits, it runs one job at a time and answers in frames on
+ * its stdout. Only killing it stops a long SQLite step, so that is how a query is stopped.
+ */
+export class QueryProcess {
+  readonly startedAt = Date.now();
+  /** Resolves when the process can take a job; rejects if it died first, with what it wrote to stderr. */
+  readonly ready: Promise<void>;
+  /** Called with each frame of the running job's answer. */
+  onFrame: (frame: Frame) => void = () => {};
+  /** Killed or exited: never to be given another job. */
+  gone = false;
+  /** Killed by us, on purpose (not a process failing to start or dying of its own). */
+  stopped = false;
+  private readonly child: LimitedProcess;
+  private readonly exited: Promise<void>;
+  private niced = false;
+
+  constructor(limits: ProcessLimits, onExit: (p: QueryProcess) => void) {
+    this.child = spawnLimited(childPath, {
+      memoryMb: limits.memoryMb,
+      fileMb: limits.tempMb,
+      env: { SQLITE_TMPDIR: limits.tempDir },
+    });
+    const { proc } = this.child;
+    const parser = new FrameParser();
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      for (const frame of parser.push(chunk)) this.onFrame(frame);
+    });
+    this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
+    this.ready = new Promise((resolve, reject) => {
+      proc.on('message', (m: { type?: string }) => { if (m.type === 'ready') resolve(); });
+      void this.exited.then(() => reject(new Error(this.child.stderrTail().trim() || 'exited before it was ready')));
+    });
+    this.ready.catch(() => {});
+    proc.on('error', (err) => process.stderr.write(`query process: ${err.message}\n`));
+    void this.exited.then(() => {
+      this.gone = true;
+      onExit(this);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.proc.pid;
+  }
+
+  run(job: QueryJob): void {
+    this.child.proc.send({ type: 'run', job } satisfies RunMessage);
+  }
+
+  /** Stops reading its output: the process blocks on its next write. */
+  pauseOutput(): void {
+    this.child.proc.stdout!.pause();
+  }
+
+  resumeOutput(): void {
+    this.child.proc.stdout!.resume();
+  }
+
+  /** Freezes the process where it is (SIGSTOP): it holds its memory but takes no CPU. */
+  freeze(): void {
+    this.signal('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.signal('SIGCONT');
+  }
+
+  /** Runs it at a lower CPU priority, for a long query. */
+  lowerPriority(): void {
+    this.niced = this.setNice(longQueryNice);
+  }
+
+  /**
+   * Back to normal priority for its next job. False when that is not allowed (only root may raise a
+   * priority): the process should then be replaced.
+   */
+  restorePriority(): boolean {
+    if (!this.niced) return true;
+    this.niced = !this.setNice(0);
+    return !this.niced;
+  }
+
+  /** Stops the process at once, whatever it is doing. */
+  kill(): Promise<void> {
+    this.gone = true;
+    this.stopped = true;
+    this.signal('SIGKILL');
+    return this.exited;
+  }
+
+  private setNice(nice: number): boolean {
+    try {
+      if (this.pid !== undefined && !this.gone) os.setPriority(this.pid, nice);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    try {
+      this.child.proc.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
