@@ -83,6 +83,11 @@ export class QueryPool implements RunHost {
     return this.idle.length + this.busy.size;
   }
 
+  /** What the pool is doing now: processes running a query, queries waiting, long and parked ones. */
+  stats(): { ready: number; busy: number; waiting: number; long: number; parked: number } {
+    return { ready: this.readyCount, busy: this.busy.size, waiting: this.queue.waiting, long: this.long.size, parked: this.parked.length };
+  }
+
   /**
    * Resolves once every process of the pool has started; rejects with PoolStartError when they
    * cannot (a memory cap too small for Node, say), rather than wait for ever.

@@ -5,7 +5,23 @@ import path from 'node:path';
 /** Disk that all spools together may use, shared between them. */
 export class SpoolBudget {
   used = 0;
+  /** Checks, of the spools waiting for room, whether they have it now. */
+  private readonly waiting = new Set<() => void>();
+
   constructor(readonly maxBytes: number) {}
+
+  wait(check: () => void): void {
+    this.waiting.add(check);
+  }
+
+  stopWaiting(check: () => void): void {
+    this.waiting.delete(check);
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+    for (const check of this.waiting) check();
+  }
 }
 
 export interface SpoolOptions {
@@ -45,13 +61,15 @@ export class Spool {
   private closed = false;
   private wakeReader: (() => void) | undefined;
   private roomWaiter: (() => void) | undefined;
+  private readonly checkRoom = () => {
+    if (!this.roomWaiter || this.full) return;
+    const resume = this.roomWaiter;
+    this.roomWaiter = undefined;
+    this.options.budget.stopWaiting(this.checkRoom);
+    resume();
+  };
 
   constructor(private readonly options: SpoolOptions) {}
-
-  /** Bytes waiting for the reader. */
-  get pendingBytes(): number {
-    return this.segments.reduce((sum, s) => sum + (s.kind === 'memory' ? s.data.length : s.length), 0);
-  }
 
   get full(): boolean {
     return this.fileEnd >= this.options.maxFileBytes || this.options.budget.used >= this.options.budget.maxBytes;
@@ -78,8 +96,9 @@ export class Spool {
 
   /** Calls `resume` once the spool has room again (at once if it has). */
   onRoom(resume: () => void): void {
-    if (!this.full) resume();
-    else this.roomWaiter = resume;
+    if (!this.full) return resume();
+    this.roomWaiter = resume;
+    this.options.budget.wait(this.checkRoom);
   }
 
   /** No more data will come. */
@@ -124,9 +143,11 @@ export class Spool {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.roomWaiter = undefined;
+    this.options.budget.stopWaiting(this.checkRoom);
     this.segments.length = 0;
     this.memoryBytes = 0;
-    this.release(this.fileEnd);
+    this.options.budget.release(this.fileEnd);
     this.fileEnd = 0;
     this.wake();
     const file = this.file;
@@ -138,16 +159,8 @@ export class Spool {
     const freed = this.fileEnd;
     this.fileEnd = 0;
     void this.fileOp((handle) => handle.truncate(0)).catch(() => {});
-    this.release(freed);
-  }
-
-  private release(bytes: number): void {
-    this.options.budget.used -= bytes;
-    if (this.roomWaiter && !this.full) {
-      const resume = this.roomWaiter;
-      this.roomWaiter = undefined;
-      resume();
-    }
+    this.options.budget.release(freed);
+    this.checkRoom();
   }
 
   private fileOp(op: (handle: FileHandle) => Promise<unknown>): Promise<void> {

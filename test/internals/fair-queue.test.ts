@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { QueryFailed } from '../../src/errors.js';
+import { FairQueue } from '../../src/pool/fair-queue.js';
+
+class Item {
+  failed: QueryFailed | undefined;
+  constructor(readonly key: string, readonly name: string) {}
+  fail(error: QueryFailed): void {
+    this.failed = error;
+  }
+}
+
+const limits = { keyConcurrency: 2, keyQueue: 16, queueLimit: 100, queueTimeoutMs: 60_000 };
+
+test('keys take turns: one key\'s backlog delays another by at most one turn', () => {
+  const q = new FairQueue<Item>(limits);
+  const flood = Array.from({ length: 10 }, (_, i) => new Item('a', `a${i}`));
+  for (const item of flood) q.enqueue(item);
+  const b = new Item('b', 'b0');
+  q.enqueue(b);
+  const order: string[] = [];
+  // One slot: each item runs and finishes before the next starts.
+  for (let item = q.next(); item; item = q.next()) {
+    order.push(item.name);
+    q.finished(item);
+  }
+  assert.equal(order.indexOf('b0'), 1, `b's query is second, after one of a's: ${order.join(' ')}`);
+  assert.equal(order.length, 11);
+});
+
+test('a key runs at most keyConcurrency items at once', () => {
+  const q = new FairQueue<Item>(limits);
+  const items = Array.from({ length: 4 }, (_, i) => new Item('a', `a${i}`));
+  for (const item of items) q.enqueue(item);
+  assert.equal(q.next(), items[0]);
+  assert.equal(q.next(), items[1]);
+  assert.equal(q.next(), undefined, 'a third would exceed the key\'s concurrency');
+  q.finished(items[0]!);
+  assert.equal(q.next(), items[2]);
+});
+
+test('a full key queue is refused as key-busy, a full queue as busy', () => {
+  const q = new FairQueue<Item>({ ...limits, keyQueue: 2, queueLimit: 3 });
+  q.enqueue(new Item('a', 'a0'));
+  q.enqueue(new Item('a', 'a1'));
+  assert.throws(() => q.enqueue(new Item('a', 'a2')), (e: QueryFailed) => e.failure.kind === 'key-busy');
+  q.enqueue(new Item('b', 'b0'));
+  assert.throws(() => q.enqueue(new Item('c', 'c0')), (e: QueryFailed) => e.failure.kind === 'busy');
+  assert.equal(q.waiting, 3);
+});
+
+test('an item that waits too long is taken out and failed', async () => {
+  const q = new FairQueue<Item>({ ...limits, queueTimeoutMs: 50 });
+  const item = new Item('a', 'a0');
+  q.enqueue(item);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(item.failed?.failure.kind, 'queue-timeout');
+  assert.equal(q.next(), undefined);
+  assert.equal(q.waiting, 0);
+});
+
+test('removed and drained items never start', () => {
+  const q = new FairQueue<Item>(limits);
+  const [a, b] = [new Item('a', 'a0'), new Item('b', 'b0')];
+  q.enqueue(a);
+  q.enqueue(b);
+  assert.equal(q.remove(a), true);
+  assert.equal(q.remove(a), false);
+  q.drain({ failure: { kind: 'closing' } } as QueryFailed);
+  assert.equal(b.failed?.failure.kind, 'closing');
+  assert.equal(q.next(), undefined);
+});
