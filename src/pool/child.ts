@@ -89,7 +89,7 @@ async function run(job: QueryJob): Promise<void> {
   // ATTACH, VACUUM INTO, BEGIN, CREATE TEMP … get past a read-only connection; this stops them.
   if (!stmt.reader || !stmt.readonly) return fail('not-read', 'statement is not read-only');
   const format = findFormat(job.format);
-  if (format?.kind !== 'rows') return fail('internal', `not a row format: ${job.format}`);
+  if (format?.kind !== 'rows') return fail('internal', new Error(`not a row format: ${job.format}`));
   try {
     const columns = stmt.columns().map((c) => c.name);
     // Checked before the first byte, so the client gets a clean 400 naming what its query lacks.
