@@ -10,6 +10,7 @@ import type { Store } from './store/types.js';
 export interface RunningService {
   app: FastifyInstance;
   pool: QueryPool;
+  previews: TablePreviews;
   /** http://host:port actually listened on (the port is chosen when config.port is 0). */
   base: string;
   /** Finishes the requests in flight, then stops the query processes. The store stays open. */
@@ -56,13 +57,15 @@ export async function startService(
     throw err;
   }
   const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
-  const app = buildServer({ config, store, pool, previews: new TablePreviews(previewPool), rateLimiter, logStream });
+  const previews = new TablePreviews(previewPool);
+  const app = buildServer({ config, store, pool, previews, rateLimiter, logStream });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     app,
     pool,
+    previews,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       // close() only drops the keep-alive connections idle at that moment; one whose response

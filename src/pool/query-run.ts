@@ -113,12 +113,17 @@ export class QueryRun extends Readable implements QueueItem {
     this.host.unqueue(this);
     const process = this.process;
     this.process = null;
-    if (process) this.host.kill(this, process);
+    if (process) {
+      process.onFrame = () => {};
+      this.host.kill(this, process);
+    }
     this.spool.close();
     callback(err);
   }
 
   private onFrame(frame: Frame): void {
+    // Frames still in the pipe of a process this run gave up on (it is being killed).
+    if (!this.process) return;
     switch (frame.type) {
       case FrameType.data:
         if (!this.spool.append(frame.payload)) {

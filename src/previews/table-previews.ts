@@ -80,6 +80,11 @@ export class TablePreviews {
 
   constructor(private readonly pool: QueryPool) {}
 
+  /** Data versions whose previews are kept, and those being computed. */
+  stats(): { kept: number; computing: number } {
+    return { kept: this.done.size, computing: this.computing.size };
+  }
+
   /** The previews of each of the scraper's tables. `signal`: the visitor left. */
   async get(scraper: Scraper, signal: AbortSignal): Promise<TablePreview[]> {
     const id = `${scraper.id}:${scraper.data.version}`;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
 import type { QueryPool } from '../../src/pool/pool.js';
+import type { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
@@ -14,6 +15,7 @@ export interface TestServer {
   store: SqliteStore;
   catalog: Catalog;
   pool: QueryPool;
+  previews: TablePreviews;
   /** Everything the server logged so far, one JSON line each. */
   logs(): string;
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    dataDir, config, store, catalog, pool: service.pool,
+    dataDir, config, store, catalog, pool: service.pool, previews: service.previews,
     logs: () => logText,
     async close() {
       await service.close();
