@@ -58,9 +58,10 @@ function percentile(sorted: Float64Array, p: number): number {
 
 /**
  * `concurrency` client loops on one keep-alive agent for warmupMs + durationMs. Only requests started
- * after the warm-up count; `{id}` in the URL is replaced by a random id in [1, maxId].
+ * after the warm-up count; `{id}` in the URL is replaced by a random id in [1, maxId], and `{key}` by
+ * the loop's own key (loop i uses keys[i % keys.length]), as separate clients would each use theirs.
  */
-async function runLoad(urlTemplate: string, maxId: number, concurrency: number, warmupMs: number, durationMs: number): Promise<LoadResult> {
+async function runLoad(urlTemplate: string, maxId: number, concurrency: number, warmupMs: number, durationMs: number, keys: string[]): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const t0 = performance.now();
   const measureFrom = t0 + warmupMs;
@@ -79,9 +80,10 @@ async function runLoad(urlTemplate: string, maxId: number, concurrency: number, 
     });
     req.on('error', () => resolve({ status: 0, bytes: 0 }));
   });
-  const loop = async () => {
+  const loop = async (_: unknown, i: number) => {
+    const template = keys.length ? urlTemplate.replace('{key}', encodeURIComponent(keys[i % keys.length]!)) : urlTemplate;
     while (performance.now() < deadline) {
-      const url = urlTemplate.replace('{id}', String(1 + Math.floor(Math.random() * maxId)));
+      const url = template.replace('{id}', String(1 + Math.floor(Math.random() * maxId)));
       const started = performance.now();
       const r = await one(url);
       const ended = performance.now();
@@ -110,7 +112,7 @@ parentPort!.on('message', async (msg: ClientRequest & { seq: number }) => {
   switch (msg.op) {
     case 'export': result = await runExport(msg.url); break;
     case 'chain': result = await runChain(msg.urls, msg.keepBody ?? 400); break;
-    case 'load': result = await runLoad(msg.urlTemplate, msg.maxId, msg.concurrency, msg.warmupMs, msg.durationMs); break;
+    case 'load': result = await runLoad(msg.urlTemplate, msg.maxId, msg.concurrency, msg.warmupMs, msg.durationMs, msg.keys ?? []); break;
     case 'close': keepAlive.destroy(); result = null; break;
   }
   parentPort!.postMessage({ seq: msg.seq, result });

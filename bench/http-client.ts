@@ -35,7 +35,7 @@ export interface LoadResult {
 export type ClientRequest =
   | { op: 'export'; url: string }
   | { op: 'chain'; urls: string[]; keepBody?: number }
-  | { op: 'load'; urlTemplate: string; maxId: number; concurrency: number; warmupMs: number; durationMs: number }
+  | { op: 'load'; urlTemplate: string; maxId: number; concurrency: number; warmupMs: number; durationMs: number; keys?: string[] }
   | { op: 'close' };
 
 export class HttpClient {

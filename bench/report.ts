@@ -1,4 +1,5 @@
 /** The shape of bench/results/latest.json, and the table printed to stdout. */
+import type { FairnessResults } from './fairness.js';
 import type { LoadResult } from './http-client.js';
 
 /** CPU used, in cores (CPU seconds per wall-clock second). */
@@ -35,6 +36,7 @@ export interface Results {
     sql: string; concurrency: number; durationMs: number; warmupMs: number; responseBytes: number;
     siphon: LoadResult & { cores: Cores }; baseline: LoadResult & { cores: Cores }; ratioRps: number; ratioP50: number; ratioP99: number;
   };
+  fairness: FairnessResults;
   firstByte: { sql: string; siphonMs: number; inProcessMs: number; ratio: number; siphonRunsMs: number[]; inProcessRunsMs: number[] };
   killRespawn: {
     sql: string; queryTimeoutMs: number; queryProcesses: number; timeoutStatus: number; timeoutResponseMs: number;
@@ -100,6 +102,17 @@ export function printReport(r: Results): void {
       ['siphon', n(s.siphon.requests), n(s.siphon.perSecond), n(s.siphon.p50Ms, 2), n(s.siphon.p99Ms, 2), String(s.siphon.errors + s.siphon.nonOk), cores(s.siphon.cores)],
       ['siphon ÷ baseline', '', x(s.ratioRps), x(s.ratioP50), x(s.ratioP99), '', ''],
     ]));
+
+  const fa = r.fairness;
+  out.push(table(`f. Isolation: \`${fa.sql}\` from ${fa.concurrency} keys for ${n(fa.durationMs / 1000)} s, alone and while ${fa.exports.count} full json exports stream (\`${fa.exports.sql}\`, two other keys); target p99 < ${fa.p99TargetMs} ms`,
+    ['when', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
+    [
+      ['alone', n(fa.alone.requests), n(fa.alone.perSecond), n(fa.alone.p50Ms, 2), n(fa.alone.p99Ms, 2), String(fa.alone.errors + fa.alone.nonOk)],
+      ['during the exports', n(fa.duringExports.requests), n(fa.duringExports.perSecond), n(fa.duringExports.p50Ms, 2), n(fa.duringExports.p99Ms, 2), String(fa.duringExports.errors + fa.duringExports.nonOk)],
+      ['during ÷ alone', '', x(fa.duringExports.perSecond / fa.alone.perSecond), x(fa.duringExports.p50Ms / fa.alone.p50Ms), x(fa.duringExports.p99Ms / fa.alone.p99Ms), ''],
+    ]));
+  out.push(`   exports: ${fa.exports.allComplete ? 'all complete' : 'NOT all complete'}, ${fa.exports.stillRunningAtEnd ? 'still running when the load ended' : 'ended before the load did'}; ` +
+    `${fa.exports.ms.map((v) => `${n(v)} ms`).join(' / ')}; p99 during exports ${fa.duringExports.p99Ms < fa.p99TargetMs ? 'meets' : 'MISSES'} the ${fa.p99TargetMs} ms target`);
 
   const f = r.firstByte;
   out.push(table(`c. Time to first byte, costly first row: \`${f.sql}\``,

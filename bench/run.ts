@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaults } from '../src/config.js';
 import { buildFixture, fixtureRows, inProcessExport, inProcessFirstRow } from './fixture.js';
+import { measureFairness } from './fairness.js';
 import { HttpClient, type ExportResult } from './http-client.js';
 import { printReport, type Results } from './report.js';
 import { dataUrl, startFixedBodyServer, startSiphon, tempDir, type BenchServer } from './servers.js';
@@ -70,9 +71,14 @@ async function main(): Promise<void> {
     progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms`);
     const dataDir = path.join(workDir, 'data');
     mkdirSync(dataDir);
-    const siphon = await startSiphon({ dataDir, logLevel: 'info', ...overrides });
+    // The rate limit is off: the load below is one client's worth of requests per key, many times a minute.
+    // The time limit is 2 minutes: four 1M-row exports at once share 2 cores for longer than the default 10 s.
+    const siphon = await startSiphon({ dataDir, logLevel: 'info', rateLimitPerMinute: 0, queryTimeoutMs: 120_000, ...overrides });
     servers.push(siphon);
     const { key } = await siphon.catalog.addUser('bench');
+    // One key per client loop, as separate clients have: a key runs at most --key-concurrency queries at once.
+    const clientKeys: string[] = [];
+    for (let i = 0; i < concurrency; i++) clientKeys.push((await siphon.catalog.addUser(`client${i}`)).key);
     t = performance.now();
     const scraper = await siphon.catalog.addScraper('bench/big', fixtureFile, { isPrivate: false, description: 'benchmark' });
     const importMs = performance.now() - t;
@@ -106,11 +112,11 @@ async function main(): Promise<void> {
     }
 
     // 2b. Small queries under 32 concurrent keep-alive clients, against a bare Fastify with the same body.
-    const smallTemplate = url('json', smallSql).replace('IDTOKEN', '{id}');
-    const sample = (await client.chain([smallTemplate.replace('{id}', '500000')], 1 << 20)).steps[0]!;
+    const smallTemplate = dataUrl(siphon.base, 'bench/big', 'json', 'KEYTOKEN', smallSql).replace('IDTOKEN', '{id}').replace('KEYTOKEN', '{key}');
+    const sample = (await client.chain([smallTemplate.replace('{id}', '500000').replace('{key}', key)], 1 << 20)).steps[0]!;
     if (sample.status !== 200 || (JSON.parse(sample.body) as unknown[]).length !== 10) problems.push(`small query: status ${sample.status}, body ${sample.body.slice(0, 200)}`);
     progress(`small queries: ${concurrency} clients for ${loadMs} ms (+${warmupMs} ms warm-up), response ${sample.bytes} bytes`);
-    const siphonLoad = await measuredLoad(client, { urlTemplate: smallTemplate, maxId: fixtureRows - 9, concurrency, warmupMs, durationMs: loadMs });
+    const siphonLoad = await measuredLoad(client, { urlTemplate: smallTemplate, maxId: fixtureRows - 9, concurrency, warmupMs, durationMs: loadMs, keys: clientKeys });
     if (siphonLoad.errors || siphonLoad.nonOk) problems.push(`small queries: ${siphonLoad.errors} connection errors, ${siphonLoad.nonOk} non-200 responses`);
     const fixed = await startFixedBodyServer(sample.body);
     servers.push(fixed);
@@ -118,6 +124,18 @@ async function main(): Promise<void> {
     await fixed.close();
     servers.splice(servers.indexOf(fixed), 1);
     progress(`small queries: siphon ${siphonLoad.perSecond.toFixed(0)}/s, bare fastify ${baseLoad.perSecond.toFixed(0)}/s`);
+
+    // 2f. Small queries alone, then while four full exports stream (two keys, two exports each).
+    progress('isolation: small queries alone, then during four json exports');
+    const exportKeys = [(await siphon.catalog.addUser('exporter0')).key, (await siphon.catalog.addUser('exporter1')).key];
+    const fairness = await measureFairness({
+      client, smallTemplate, maxId: fixtureRows - 9, smallKeys: clientKeys, sql: smallSql.replace('IDTOKEN', '<random id>'),
+      exportUrls: [0, 0, 1, 1].map((k) => dataUrl(siphon.base, 'bench/big', 'json', exportKeys[k]!, exportSql)), exportSql,
+    });
+    if (!fairness.exports.allComplete) problems.push('isolation: an export was cut short');
+    if (!fairness.exports.stillRunningAtEnd) problems.push('isolation: the exports ended before the small-query load did');
+    if (fairness.duringExports.errors || fairness.duringExports.nonOk) problems.push(`isolation: ${fairness.duringExports.errors} errors, ${fairness.duringExports.nonOk} non-200 during exports`);
+    progress(`isolation: p99 alone ${fairness.alone.p99Ms.toFixed(1)} ms, during exports ${fairness.duringExports.p99Ms.toFixed(1)} ms`);
 
     // 2c. Time to first byte of a query whose first row needs a sort of the whole table.
     const db = new Database(served, { readonly: true, fileMustExist: true });
@@ -197,6 +215,7 @@ async function main(): Promise<void> {
         siphon: siphonLoad, baseline: baseLoad,
         ratioRps: siphonLoad.perSecond / baseLoad.perSecond, ratioP50: siphonLoad.p50Ms / baseLoad.p50Ms, ratioP99: siphonLoad.p99Ms / baseLoad.p99Ms,
       },
+      fairness,
       firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc), ratio: median(ttfb) / median(inProc), siphonRunsMs: ttfb, inProcessRunsMs: inProc },
       killRespawn: {
         sql: runawaySql, queryTimeoutMs: killTimeoutMs, queryProcesses: 1,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { errorForQuery, QueryFailed } from '../src/errors.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { runCli, waitFor } from './helpers/cli.js';
 
 let server: TestServer;
@@ -15,11 +15,7 @@ let key: string;
 before(async () => {
   server = await startServer({ queryProcesses: 2, rateLimitPerMinute: 1000, maxResponseMs: 1500, clientIdleTimeoutMs: 20_000 });
   ({ key } = await server.catalog.addUser('alice'));
-  const db = makeDb(server.dataDir, 'big.sqlite', `
-    create table big (id integer primary key, t text);
-    with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
-    insert into big select x, printf('%090d', x) from c;`);
-  await server.catalog.addScraper('alice/big', db, { isPrivate: false, description: '' });
+  await addBigScraper(server, 'alice/big');
 });
 after(() => server.close());
 
@@ -29,8 +25,7 @@ test('every data response of a key carries RateLimit-* headers; past the limit, 
   const limited = await startServer({ queryProcesses: 1, rateLimitPerMinute: 3 });
   try {
     const { key: k } = await limited.catalog.addUser('bob');
-    const file = makeDb(limited.dataDir, 'n.sqlite', 'create table n (x integer); insert into n values (1);');
-    await limited.catalog.addScraper('bob/n', file, { isPrivate: false, description: '' });
+    await addTinyScraper(limited, 'bob/n');
     const at = (query: string) => dataUrl(limited.base, 'bob/n', 'json', { key: k, query });
     const ok = await fetch(at('select 1'));
     assert.equal(ok.status, 200);
@@ -60,8 +55,7 @@ test('a full queue answers 503 at once; a query waiting past the queue timeout g
   const busy = await startServer({ queryProcesses: 1, queueLimit: 1, queueTimeoutMs: 500, queryTimeoutMs: 3000 });
   try {
     const keys = await Promise.all(['a', 'b', 'c'].map(async (n) => (await busy.catalog.addUser(n)).key));
-    const file = makeDb(busy.dataDir, 'n.sqlite', 'create table n (x integer); insert into n values (1);');
-    await busy.catalog.addScraper('a/n', file, { isPrivate: false, description: '' });
+    await addTinyScraper(busy, 'a/n');
     const at = (k: string, query: string) => dataUrl(busy.base, 'a/n', 'json', { key: k, query });
     const running = fetch(at(keys[0]!, 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'));
     await waitFor(() => busy.pool.stats().busy === 1, 5000);

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/cli.js';
 
 /** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
@@ -16,12 +15,7 @@ const keys: string[] = [];
 before(async () => {
   server = await startServer({ queryProcesses: 2, longQueries: 2, queryTimeoutMs: 2000, clientIdleTimeoutMs: 20_000, keyQueue: 4 });
   for (const name of ['alice', 'bob', 'carol', 'dave', 'erin']) keys.push((await server.catalog.addUser(name)).key);
-  // 200,000 rows of ~100 bytes: about 25 MB of JSON, far more than socket buffers hold.
-  const db = makeDb(server.dataDir, 'big.sqlite', `
-    create table big (id integer primary key, t text);
-    with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
-    insert into big select x, printf('%090d', x) from c;`);
-  await server.catalog.addScraper('alice/big', db, { isPrivate: false, description: '' });
+  await addBigScraper(server, 'alice/big');
 });
 after(() => server.close());
 
@@ -121,8 +115,7 @@ test('a query that turns long while the long lane is full is parked, then finish
   try {
     const { key: k1 } = await lane1.catalog.addUser('one');
     const { key: k2 } = await lane1.catalog.addUser('two');
-    const file = makeDb(lane1.dataDir, 'n.sqlite', 'create table n (x integer); insert into n values (1);');
-    await lane1.catalog.addScraper('one/n', file, { isPrivate: false, description: '' });
+    await addTinyScraper(lane1, 'one/n');
     const longSql = 'with recursive c(x) as (select 1 union all select x + 1 from c limit 12000000) select count(*) as n from c';
     const at = (key: string) => dataUrl(lane1.base, 'one/n', 'json', { key, query: longSql });
     const both = [fetch(at(k1)), fetch(at(k2))];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/cli.js';
 
 const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
@@ -13,8 +13,7 @@ const keys: string[] = [];
 before(async () => {
   server = await startServer({ queryProcesses: 6, longQueries: 4, queryTimeoutMs: 60_000 });
   for (const name of ['alice', 'bob', 'carol', 'dave']) keys.push((await server.catalog.addUser(name)).key);
-  const n = makeDb(server.dataDir, 'n.sqlite', 'create table n (x integer); insert into n values (1);');
-  await server.catalog.addScraper('alice/n', n, { isPrivate: false, description: '' });
+  await addTinyScraper(server, 'alice/n');
   const tables = Array.from({ length: tableCount }, (_, i) =>
     `create table t${i} (id integer primary key, v text); insert into t${i} values (1, 'row of t${i}'), (2, 'more');`).join('\n');
   await server.catalog.addScraper('alice/many', makeDb(server.dataDir, 'many.sqlite', tables), { isPrivate: false, description: '' });

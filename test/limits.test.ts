@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { addBigScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 /** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
 const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
@@ -13,12 +12,7 @@ let key: string;
 before(async () => {
   server = await startServer({ queryTimeoutMs: 1000, clientIdleTimeoutMs: 800, queryProcesses: 2 });
   ({ key } = await server.catalog.addUser('alice'));
-  // 200,000 rows of ~100 bytes: about 25 MB of JSON, more than loopback socket buffers hold.
-  const db = makeDb(server.dataDir, 'big.sqlite', `
-    create table big (id integer primary key, t text);
-    with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
-    insert into big select x, printf('%090d', x) from c;`);
-  await server.catalog.addScraper('alice/big', db, { isPrivate: false, description: '' });
+  await addBigScraper(server, 'alice/big');
 });
 after(() => server.close());
 

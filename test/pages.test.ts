@@ -227,7 +227,7 @@ test('/docs shows every format, and its sample bodies are what the API really se
 
 test('/docs states this server\'s limits, and uses ?scraper= (public only) for its examples', async () => {
   const { text } = await page('/docs');
-  assert.match(text, /Execution time of one query[^<]*<\/td><td>7 s<\/td>/);
+  assert.match(text, /Time one query may hold its query process[^<]*<\/td><td>7 s<\/td>/);
   assert.match(text, /Length of the SQL text<\/td><td>100,000 characters/);
   const mostDownloaded = listed((await page('/')).text)[0]!;
   assert.ok(text.includes(`data-scraper="${mostDownloaded}"`), 'the most downloaded public scraper by default');

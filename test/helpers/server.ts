@@ -6,7 +6,7 @@ import type { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { tempDir } from './fixture-db.js';
+import { makeDb, tempDir } from './fixture-db.js';
 
 export interface TestServer {
   base: string;
@@ -45,4 +45,19 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
 /** A URL for the data API with the query string built from `params`. */
 export function dataUrl(base: string, scraper: string, format: string, params: Record<string, string>): string {
   return `${base}/${scraper}/data.${format}?${new URLSearchParams(params)}`;
+}
+
+/** Registers `fullName` (its owner must exist) with a table `big`: 200,000 rows of ~100 bytes, about 25 MB of JSON, far more than socket buffers hold. */
+export async function addBigScraper(server: TestServer, fullName: string): Promise<void> {
+  const db = makeDb(server.dataDir, `${fullName.replace('/', '-')}.sqlite`, `
+    create table big (id integer primary key, t text);
+    with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
+    insert into big select x, printf('%090d', x) from c;`);
+  await server.catalog.addScraper(fullName, db, { isPrivate: false, description: '' });
+}
+
+/** Registers `fullName` (its owner must exist) with a table `n` of one row. */
+export async function addTinyScraper(server: TestServer, fullName: string): Promise<void> {
+  const db = makeDb(server.dataDir, `${fullName.replace('/', '-')}.sqlite`, 'create table n (x integer); insert into n values (1);');
+  await server.catalog.addScraper(fullName, db, { isPrivate: false, description: '' });
 }
