@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { buildServer } from './http/server.js';
 import { QueryPool } from './pool/pool.js';
+import { startVersionSweeper } from './scrapers/version-sweeper.js';
 import type { Store } from './store/types.js';
 
 export interface RunningService {
@@ -13,7 +14,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Starts the query processes and the HTTP server on the configured address. */
+/** Starts the query processes, the HTTP server on the configured address and the sweeps of old data versions. */
 export async function startService(
   config: Config,
   store: Store,
@@ -26,6 +27,7 @@ export async function startService(
   await pool.ready();
   const app = buildServer({ config, store, pool, logStream });
   await app.listen({ host: config.host, port: config.port });
+  const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -33,6 +35,7 @@ export async function startService(
     pool,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
+      await sweeper.stop();
       // close() only drops the keep-alive connections idle at that moment; one whose response
       // finishes later would hold the process until its keep-alive timeout (72 s).
       const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { configWith, defaults, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
+import { configWith, defaults, maxQueueTimeoutMs, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { Catalog } from '../scrapers/catalog.js';
 import { SqliteStore } from '../store/sqlite-store.js';
@@ -34,12 +34,13 @@ type LimitKey = { [K in keyof Config]-?: Config[K] extends number ? K : never }[
 
 /**
  * serve's flags that set a limit: the Config field each sets, the unit it is given in, and the
- * factor to the field's unit. `zeroOff`: 0 is allowed and turns the limit off.
+ * factor to the field's unit. `zeroOff`: 0 is allowed and turns the limit off. `max`: the largest
+ * value allowed, in the flag's unit.
  */
 const limitFlags = {
   'query-timeout': { key: 'queryTimeoutMs', unit: 'seconds', factor: 1000 },
   'max-response-seconds': { key: 'maxResponseMs', unit: 'seconds', factor: 1000 },
-  'queue-timeout': { key: 'queueTimeoutMs', unit: 'seconds', factor: 1000 },
+  'queue-timeout': { key: 'queueTimeoutMs', unit: 'seconds', factor: 1000, max: maxQueueTimeoutMs / 1000 },
   'import-timeout': { key: 'importTimeoutMs', unit: 'seconds', factor: 1000 },
   'query-processes': { key: 'queryProcesses', unit: 'count', factor: 1 },
   'long-queries': { key: 'longQueries', unit: 'count', factor: 1 },
@@ -52,7 +53,7 @@ const limitFlags = {
   'query-temp-mb': { key: 'queryTempMb', unit: 'megabytes', factor: 1 },
   'spool-response-mb': { key: 'spoolResponseMb', unit: 'megabytes', factor: 1 },
   'spool-total-mb': { key: 'spoolTotalMb', unit: 'megabytes', factor: 1 },
-} satisfies Record<string, { key: LimitKey; unit: 'seconds' | 'count' | 'megabytes'; factor: number; zeroOff?: true }>;
+} satisfies Record<string, { key: LimitKey; unit: 'seconds' | 'count' | 'megabytes'; factor: number; zeroOff?: true; max?: number }>;
 
 /** The limits given on the command line, checked (a count is a whole number; 0 only where it turns a limit off). */
 function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): Partial<Config> {
@@ -62,10 +63,11 @@ function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): P
     if (text === undefined) continue;
     const n = Number(text);
     const zeroOff = 'zeroOff' in spec && spec.zeroOff;
-    const ok = text.trim() !== '' && Number.isFinite(n) && (n > 0 || (zeroOff && n === 0)) && (spec.unit !== 'count' || Number.isInteger(n));
+    const max = 'max' in spec ? spec.max : Infinity;
+    const ok = text.trim() !== '' && Number.isFinite(n) && (n > 0 || (zeroOff && n === 0)) && n <= max && (spec.unit !== 'count' || Number.isInteger(n));
     if (!ok) {
       const what = spec.unit === 'count' ? `a whole number${zeroOff ? ' (0 turns it off)' : ' above 0'}` : `a positive number of ${spec.unit}`;
-      throw new UsageError(`--${flag} must be ${what}, not ${JSON.stringify(text)}`);
+      throw new UsageError(`--${flag} must be ${what}${max < Infinity ? ` up to ${max}` : ''}, not ${JSON.stringify(text)}`);
     }
     limits[spec.key] = Math.round(n * spec.factor);
   }

@@ -1,10 +1,11 @@
 import { rm, rmdir } from 'node:fs/promises';
-import path from 'node:path';
 import { errors } from '../errors.js';
 import { hashKey, newKey } from '../keys.js';
 import type { Account, Scraper, Store } from '../store/types.js';
-import { importDataFile, removeOldVersions } from './data-file.js';
+import { importDataFile } from './data-file.js';
+import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from './names.js';
+import { markCurrent, removeOldVersions } from './versions.js';
 
 /** Copies a database file into a scraper's folder as a new data version (see `importDataFile`). */
 export type Importer = typeof importDataFile;
@@ -43,26 +44,34 @@ export class Catalog {
   async addScraper(fullName: string, source: string, opts: { isPrivate: boolean; description: string }): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     if (await this.store.findScraper(owner.name, name)) throw errors.scraperExists(`${owner.name}/${name}`);
-    const dir = this.scraperDir(owner.name, name);
+    const dir = scraperDir(this.dataDir, owner.name, name);
     const data = await this.importData(source, dir);
+    let scraper: Scraper;
     try {
-      return await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
+      scraper = await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
     } catch (err) {
       await rm(data.file, { force: true });
       await rmdir(dir).catch(() => {});
       throw err;
     }
+    await markCurrent(data.file);
+    return scraper;
   }
 
-  /** Replaces a scraper's data. Queries already running finish on the old file; new ones open the new one. */
+  /**
+   * Replaces a scraper's data. Queries already running finish on the old file; new ones open the new
+   * one. Old versions stay on disk for a while (versions.ts); those due to go are removed first, while
+   * the version being replaced is still current: right after the switch, none is.
+   */
   async publish(fullName: string, source: string): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     const scraper = await this.store.findScraper(owner.name, name);
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
-    const dir = this.scraperDir(owner.name, name);
+    const dir = scraperDir(this.dataDir, owner.name, name);
+    await removeOldVersions(dir, scraper.data.file);
     const data = await this.importData(source, dir);
-    const { replaced, current } = await this.store.replaceData(scraper.id, data);
-    await removeOldVersions(dir, replaced.file, current.file);
+    const { current } = await this.store.replaceData(scraper.id, data);
+    await markCurrent(current.file);
     return { ...scraper, data: current };
   }
 
@@ -77,10 +86,5 @@ export class Catalog {
     if (rest.length > 0 || !isAccountName(ownerName)) throw errors.nameInvalid('account', ownerName);
     if (!isScraperName(name)) throw errors.nameInvalid('scraper', name);
     return { owner: await this.requireAccount(ownerName), name };
-  }
-
-  /** Lower-cased, because names are matched case-insensitively. */
-  private scraperDir(owner: string, name: string): string {
-    return path.join(this.dataDir, 'scrapers', owner.toLowerCase(), name.toLowerCase());
   }
 }

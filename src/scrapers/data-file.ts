@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
@@ -79,8 +79,11 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
     const handle = await open(incoming, 'r');
     await handle.sync();
     await handle.close();
+    // Written long ago if the check took long; a version file must look new until it is switched to (versions.ts).
+    const now = new Date();
+    await utimes(incoming, now, now);
     await rename(incoming, file);
-    return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: new Date().toISOString() };
+    return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: now.toISOString() };
   } catch (err) {
     await rm(incoming, { force: true });
     await rmdir(dir).catch(() => {}); // only if this import made it and left it empty
@@ -90,24 +93,3 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
   }
 }
 
-/** A version file written this recently may belong to a publish that has not switched to it yet. */
-const settledAfterMs = 60_000;
-
-/**
- * After a publish, removes the data versions older than `replaced`, the version it just replaced.
- * Kept: `replaced` itself (a request that looked it up a moment before the publish may not have
- * opened it yet), `current` whatever its age (a slow import can finish after a newer one), every
- * newer file, and any file written in the last minute: another publish, in this process or another,
- * may have just written it and be about to switch to it. Those go at a later publish.
- * Version files are named `<Date.now()>-<random>.sqlite`, so names sort by age.
- */
-export async function removeOldVersions(dir: string, replaced: string, current: string): Promise<void> {
-  const keepFrom = path.basename(replaced);
-  const keep = path.basename(current);
-  for (const name of await readdir(dir)) {
-    if (!/^\d+-[0-9a-f]+\.sqlite$/.test(name) || name >= keepFrom || name === keep) continue;
-    const file = path.join(dir, name);
-    const written = await stat(file).then((s) => s.mtimeMs, () => Date.now());
-    if (Date.now() - written > settledAfterMs) await rm(file, { force: true });
-  }
-}
