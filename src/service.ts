@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { QueryPool } from './pool/pool.js';
 import { startVersionSweeper } from './scrapers/version-sweeper.js';
@@ -25,7 +26,8 @@ export async function startService(
     maxQueued: config.queueLimit,
   });
   await pool.ready();
-  const app = buildServer({ config, store, pool, logStream });
+  const stopping = new AbortController();
+  const app = buildServer({ config, store, pool, stopping: stopping.signal, logStream });
   await app.listen({ host: config.host, port: config.port });
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
@@ -35,6 +37,8 @@ export async function startService(
     pool,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
+      // A publish would hold the server open for as long as its import runs, which may be for ever.
+      stopping.abort(errors.unavailable());
       await sweeper.stop();
       // close() only drops the keep-alive connections idle at that moment; one whose response
       // finishes later would hold the process until its keep-alive timeout (72 s).

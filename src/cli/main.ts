@@ -4,6 +4,7 @@ import path from 'node:path';
 import { configWith, defaults, maxQueueTimeoutMs, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { Catalog } from '../scrapers/catalog.js';
+import { importerWithLimits } from '../scrapers/import-process.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { serve } from './serve.js';
 
@@ -12,9 +13,10 @@ const usage = `Usage: siphon [--data-dir DIR] <command>
   user add NAME                           create an account; prints its first API key
   key create NAME [--read-only]           print a further key for account NAME
   key revoke KEY                          revoke a key at once
-  scraper add OWNER/NAME --db FILE [--private] [--description TEXT]
+  scraper add OWNER/NAME --db FILE [--private] [--description TEXT] [--import-timeout SECONDS]
                                           register a scraper with a copy of an SQLite file
-  scraper publish OWNER/NAME --db FILE    replace a scraper's data atomically
+  scraper publish OWNER/NAME --db FILE [--import-timeout SECONDS]
+                                          replace a scraper's data atomically
   serve [--port N] [--host ADDR] [--demo] [--public-url URL] [LIMIT FLAGS]
                                           run the HTTP service (SIGTERM stops it gracefully)
 
@@ -96,8 +98,8 @@ const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
   'user add': { flags: [], args: 1 },
   'key create': { flags: ['read-only'], args: 1 },
   'key revoke': { flags: [], args: 1 },
-  'scraper add': { flags: ['db', 'private', 'description'], args: 1 },
-  'scraper publish': { flags: ['db'], args: 1 },
+  'scraper add': { flags: ['db', 'private', 'description', 'import-timeout'], args: 1 },
+  'scraper publish': { flags: ['db', 'import-timeout'], args: 1 },
   serve: { flags: ['port', 'host', 'demo', 'public-url', ...Object.keys(limitFlags) as (keyof typeof limitFlags)[]], args: 0 },
 };
 
@@ -149,7 +151,10 @@ async function run(argv: string[]): Promise<void> {
 
   mkdirSync(dataDir, { recursive: true });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
-  const catalog = new Catalog(store, dataDir);
+  // Imported as the server imports: in a process of its own, under the same limits.
+  const catalog = new Catalog(store, dataDir, importerWithLimits({
+    timeoutMs: limits.importTimeoutMs ?? defaults.importTimeoutMs, memoryMb: defaults.queryMemoryMb,
+  }));
   try {
     const arg = args[0]!;
     switch (command) {

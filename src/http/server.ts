@@ -17,6 +17,8 @@ export interface ServerDeps {
   config: Config;
   store: Store;
   pool: QueryPool;
+  /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
+  stopping: AbortSignal;
   /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
   logStream?: NodeJS.WritableStream;
 }

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
+import { mkdir, open, rename, rmdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
+import { removeDatabaseFile, type ImportTarget } from './temp-files.js';
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
@@ -47,17 +47,18 @@ export function describeTables(db: Database.Database): TableInfo[] {
 }
 
 /**
- * Copies an SQLite database into `dir` as a new, immutable data version.
+ * Copies an SQLite database into a scraper's folder as a new, immutable data version: written to
+ * `target.incoming`, checked, then renamed `target.file`.
  * The copy goes through SQLite's backup API, so a source in WAL mode is copied whole and consistent.
  * The copy is switched to rollback-journal mode: read-only connections to it then never create
  * -wal or -shm files, and the file stays byte-identical while it is served.
  * Nothing is left behind on failure.
  */
-export async function importDataFile(source: string, dir: string): Promise<Omit<DataVersion, 'version'>> {
+export async function importDataFile(source: string, target: ImportTarget): Promise<Omit<DataVersion, 'version'>> {
   await assertSqliteFile(source);
+  const dir = path.dirname(target.file);
+  const { incoming, file } = target;
   await mkdir(dir, { recursive: true });
-  const stamp = `${Date.now()}-${randomBytes(4).toString('hex')}`;
-  const incoming = path.join(dir, `.incoming-${stamp}.sqlite`);
   try {
     const src = new Database(source, { readonly: true, fileMustExist: true });
     try {
@@ -75,7 +76,6 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
     } finally {
       db.close();
     }
-    const file = path.join(dir, `${stamp}.sqlite`);
     const handle = await open(incoming, 'r');
     await handle.sync();
     await handle.close();
@@ -85,11 +85,11 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
     await rename(incoming, file);
     return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: now.toISOString() };
   } catch (err) {
-    await rm(incoming, { force: true });
+    await removeDatabaseFile(incoming);
     await rmdir(dir).catch(() => {}); // only if this import made it and left it empty
     if (isDiskFull(err)) throw errors.storageFull();
+    if ((err as { code?: unknown }).code === 'SQLITE_NOMEM') throw errors.importResources();
     if (err instanceof Database.SqliteError) throw errors.dataInvalid(`${source} cannot be read as SQLite: ${err.message}`);
     throw err;
   }
 }
-
