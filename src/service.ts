@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { QueryPool } from './pool/pool.js';
+import { removeLeftoverTempFiles } from './scrapers/temp-files.js';
 import { startVersionSweeper } from './scrapers/version-sweeper.js';
 import type { Store } from './store/types.js';
 
@@ -15,12 +16,16 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** Starts the query processes, the HTTP server on the configured address and the sweeps of old data versions. */
+/**
+ * Removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
+ * server on the configured address and the sweeps of old data versions.
+ */
 export async function startService(
   config: Config,
   store: Store,
   logStream?: NodeJS.WritableStream,
 ): Promise<RunningService> {
+  const leftovers = await removeLeftoverTempFiles(config.dataDir);
   const pool = new QueryPool({
     size: config.queryProcesses, timeoutMs: config.queryTimeoutMs, memoryMb: config.queryMemoryMb,
     maxQueued: config.queueLimit,
@@ -28,6 +33,7 @@ export async function startService(
   await pool.ready();
   const stopping = new AbortController();
   const app = buildServer({ config, store, pool, stopping: stopping.signal, logStream });
+  if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   await app.listen({ host: config.host, port: config.port });
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
