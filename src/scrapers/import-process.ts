@@ -61,7 +61,7 @@ export function importInChildProcess(
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   });
-  proc.once('error', stop);
+  proc.on('error', stop);
   proc.send({ source, target } satisfies ImportRequest, (err) => err && stop(err));
 
   return new Promise((resolve, reject) => {
@@ -69,8 +69,10 @@ export function importInChildProcess(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (reply?.ok) return resolve(reply.data);
-      const error = failure
-        ?? (reply ? replyError(reply) : exitSignal === 'SIGXCPU' ? errors.importTimeout(timeoutSeconds) : errors.importResources());
+      // Died without an answer and not by our hand: its CPU time ran out, or its memory (Node aborts
+      // when it cannot allocate), or it was killed from outside.
+      const died = () => (exitSignal === 'SIGXCPU' ? errors.importTimeout(timeoutSeconds) : errors.importResources());
+      const error = failure ?? (reply ? replyError(reply) : died());
       void Promise.all([removeDatabaseFile(target.incoming), removeDatabaseFile(target.file)])
         .then(() => reject(error), reject);
     });
