@@ -78,6 +78,12 @@ export const defaults = {
   logLevel: 'info',
 } as const;
 
+/**
+ * The longest `--queue-timeout` accepted. A request looks its data file up before it waits in the
+ * queue, so old data versions are kept well beyond this (src/scrapers/versions.ts).
+ */
+export const maxQueueTimeoutMs = 300_000;
+
 /** The data folder: --data-dir, else SIPHON_DATA_DIR, else ./data. */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(flag ?? env.SIPHON_DATA_DIR ?? 'data');

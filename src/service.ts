@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import path from 'node:path';
+import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import { QueryPool, type PoolOptions } from './pool/pool.js';
 import { TablePreviews } from './previews/table-previews.js';
+import { removeLeftoverTempFiles } from './scrapers/temp-files.js';
+import { startVersionSweeper } from './scrapers/version-sweeper.js';
 import type { Store } from './store/types.js';
 
 export interface RunningService {
@@ -42,12 +45,16 @@ function previewPoolOptions(config: Config): PoolOptions {
   };
 }
 
-/** Starts the query processes and the HTTP server on the configured address. */
+/**
+ * Removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
+ * server on the configured address and the sweeps of old data versions.
+ */
 export async function startService(
   config: Config,
   store: Store,
   logStream?: NodeJS.WritableStream,
 ): Promise<RunningService> {
+  const leftovers = await removeLeftoverTempFiles(config.dataDir);
   const pool = new QueryPool(poolOptions(config));
   const previewPool = new QueryPool(previewPoolOptions(config));
   try {
@@ -58,8 +65,11 @@ export async function startService(
   }
   const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
   const previews = new TablePreviews(previewPool);
-  const app = buildServer({ config, store, pool, previews, rateLimiter, logStream });
+  const stopping = new AbortController();
+  const app = buildServer({ config, store, pool, previews, rateLimiter, stopping: stopping.signal, logStream });
+  if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   await app.listen({ host: config.host, port: config.port });
+  const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
@@ -68,6 +78,9 @@ export async function startService(
     previews,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
+      // A publish would hold the server open for as long as its import runs, which may be for ever.
+      stopping.abort(errors.unavailable());
+      await sweeper.stop();
       // close() only drops the keep-alive connections idle at that moment; one whose response
       // finishes later would hold the process until its keep-alive timeout (72 s).
       const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);

@@ -103,6 +103,8 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
     ['PORT=abc', [], /--port must be a port number from 0 to 65535, not "abc"/],
     ['--port 70000.5', ['--port', '70000.5'], /--port must be a port number from 0 to 65535/],
     ['--query-timeout -1', ['--query-timeout=-1'], /--query-timeout must be a positive number of seconds, not "-1"/],
+    // Old data versions are kept 10 minutes for requests waiting in the queue (src/scrapers/versions.ts).
+    ['--queue-timeout 301', ['--queue-timeout', '301'], /--queue-timeout must be a positive number of seconds up to 300, not "301"/],
   ] as [string, string[], RegExp][]) {
     test(`serve ${what} exits 1 without serving or creating anything`, async () => {
       const env: Record<string, string> = what.startsWith('PORT') ? { PORT: 'abc' } : {};

@@ -1,10 +1,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { configWith, defaults, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
+import { configWith, defaults, maxQueueTimeoutMs, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
 import { Catalog } from '../scrapers/catalog.js';
+import { importerWithLimits } from '../scrapers/import-process.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { serve } from './serve.js';
 
@@ -13,9 +14,10 @@ const usage = `Usage: siphon [--data-dir DIR] <command>
   user add NAME                           create an account; prints its first API key
   key create NAME [--read-only]           print a further key for account NAME
   key revoke KEY                          revoke a key at once
-  scraper add OWNER/NAME --db FILE [--private] [--description TEXT]
+  scraper add OWNER/NAME --db FILE [--private] [--description TEXT] [--import-timeout SECONDS]
                                           register a scraper with a copy of an SQLite file
-  scraper publish OWNER/NAME --db FILE    replace a scraper's data atomically
+  scraper publish OWNER/NAME --db FILE [--import-timeout SECONDS]
+                                          replace a scraper's data atomically
   serve [--port N] [--host ADDR] [--demo] [--public-url URL] [LIMIT FLAGS]
                                           run the HTTP service (SIGTERM stops it gracefully)
 
@@ -35,12 +37,13 @@ type LimitKey = { [K in keyof Config]-?: Config[K] extends number ? K : never }[
 
 /**
  * serve's flags that set a limit: the Config field each sets, the unit it is given in, and the
- * factor to the field's unit. `zeroOff`: 0 is allowed and turns the limit off.
+ * factor to the field's unit. `zeroOff`: 0 is allowed and turns the limit off. `max`: the largest
+ * value allowed, in the flag's unit.
  */
 const limitFlags = {
   'query-timeout': { key: 'queryTimeoutMs', unit: 'seconds', factor: 1000 },
   'max-response-seconds': { key: 'maxResponseMs', unit: 'seconds', factor: 1000 },
-  'queue-timeout': { key: 'queueTimeoutMs', unit: 'seconds', factor: 1000 },
+  'queue-timeout': { key: 'queueTimeoutMs', unit: 'seconds', factor: 1000, max: maxQueueTimeoutMs / 1000 },
   'import-timeout': { key: 'importTimeoutMs', unit: 'seconds', factor: 1000 },
   'query-processes': { key: 'queryProcesses', unit: 'count', factor: 1 },
   'long-queries': { key: 'longQueries', unit: 'count', factor: 1 },
@@ -53,7 +56,7 @@ const limitFlags = {
   'query-temp-mb': { key: 'queryTempMb', unit: 'megabytes', factor: 1 },
   'spool-response-mb': { key: 'spoolResponseMb', unit: 'megabytes', factor: 1 },
   'spool-total-mb': { key: 'spoolTotalMb', unit: 'megabytes', factor: 1 },
-} satisfies Record<string, { key: LimitKey; unit: 'seconds' | 'count' | 'megabytes'; factor: number; zeroOff?: true }>;
+} satisfies Record<string, { key: LimitKey; unit: 'seconds' | 'count' | 'megabytes'; factor: number; zeroOff?: true; max?: number }>;
 
 /** The limits given on the command line, checked (a count is a whole number; 0 only where it turns a limit off). */
 function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): Partial<Config> {
@@ -63,10 +66,11 @@ function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): P
     if (text === undefined) continue;
     const n = Number(text);
     const zeroOff = 'zeroOff' in spec && spec.zeroOff;
-    const ok = text.trim() !== '' && Number.isFinite(n) && (n > 0 || (zeroOff && n === 0)) && (spec.unit !== 'count' || Number.isInteger(n));
+    const max = 'max' in spec ? spec.max : Infinity;
+    const ok = text.trim() !== '' && Number.isFinite(n) && (n > 0 || (zeroOff && n === 0)) && n <= max && (spec.unit !== 'count' || Number.isInteger(n));
     if (!ok) {
       const what = spec.unit === 'count' ? `a whole number${zeroOff ? ' (0 turns it off)' : ' above 0'}` : `a positive number of ${spec.unit}`;
-      throw new UsageError(`--${flag} must be ${what}, not ${JSON.stringify(text)}`);
+      throw new UsageError(`--${flag} must be ${what}${max < Infinity ? ` up to ${max}` : ''}, not ${JSON.stringify(text)}`);
     }
     limits[spec.key] = Math.round(n * spec.factor);
   }
@@ -95,8 +99,8 @@ const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
   'user add': { flags: [], args: 1 },
   'key create': { flags: ['read-only'], args: 1 },
   'key revoke': { flags: [], args: 1 },
-  'scraper add': { flags: ['db', 'private', 'description'], args: 1 },
-  'scraper publish': { flags: ['db'], args: 1 },
+  'scraper add': { flags: ['db', 'private', 'description', 'import-timeout'], args: 1 },
+  'scraper publish': { flags: ['db', 'import-timeout'], args: 1 },
   serve: { flags: ['port', 'host', 'demo', 'public-url', ...Object.keys(limitFlags) as (keyof typeof limitFlags)[]], args: 0 },
 };
 
@@ -148,7 +152,10 @@ async function run(argv: string[]): Promise<void> {
 
   mkdirSync(dataDir, { recursive: true });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
-  const catalog = new Catalog(store, dataDir);
+  // Imported as the server imports: in a process of its own, under the same limits.
+  const catalog = new Catalog(store, dataDir, importerWithLimits({
+    timeoutMs: limits.importTimeoutMs ?? defaults.importTimeoutMs, memoryMb: defaults.queryMemoryMb,
+  }));
   try {
     const arg = args[0]!;
     switch (command) {

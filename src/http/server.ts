@@ -22,6 +22,8 @@ export interface ServerDeps {
   previews: TablePreviews;
   /** Per key; none when the rate limit is off. */
   rateLimiter?: RateLimiter;
+  /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
+  stopping: AbortSignal;
   /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
   logStream?: NodeJS.WritableStream;
 }

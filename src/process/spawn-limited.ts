@@ -5,6 +5,11 @@ export interface ProcessLimits {
   memoryMb: number;
   /** Largest file the process may write (`ulimit -f`); a write past it fails with EFBIG (Node ignores SIGXFSZ). */
   fileMb?: number;
+  /**
+   * CPU time (`ulimit -S -t`), past which the kernel ends the process with SIGXCPU: a bound that holds
+   * even when nobody is left to kill it (its parent killed outright).
+   */
+  cpuSeconds?: number;
   env?: Record<string, string>;
 }
 
@@ -26,6 +31,8 @@ export function spawnLimited(script: string, limits: ProcessLimits): LimitedProc
   // POSIX sh counts `ulimit -f` in 512-byte blocks and `ulimit -v` in KiB.
   const ulimits = [`ulimit -v ${Math.round(limits.memoryMb * 1024)}`];
   if (limits.fileMb !== undefined) ulimits.push(`ulimit -f ${Math.round(limits.fileMb * 2048)}`);
+  // Soft limit only: at a hard limit the kernel sends SIGKILL, which would not say why.
+  if (limits.cpuSeconds !== undefined) ulimits.push(`ulimit -S -t ${Math.ceil(limits.cpuSeconds)}`);
   const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} && exec "$0" "$@"`, process.execPath, script], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take

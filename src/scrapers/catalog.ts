@@ -1,13 +1,21 @@
 import { rm, rmdir } from 'node:fs/promises';
-import path from 'node:path';
 import { errors } from '../errors.js';
 import { hashKey, newKey } from '../keys.js';
-import type { Account, Scraper, Store } from '../store/types.js';
-import { importDataFile, removeOldVersions } from './data-file.js';
+import type { Account, DataVersion, Scraper, Store } from '../store/types.js';
+import { importDataFile } from './data-file.js';
+import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from './names.js';
+import { newImportTarget } from './temp-files.js';
+import { markCurrent, removeOldVersions } from './versions.js';
 
-/** Copies a database file into a scraper's folder as a new data version (see `importDataFile`). */
-export type Importer = typeof importDataFile;
+/**
+ * Copies a database file into a scraper's folder as a new data version (see `importDataFile`);
+ * `signal` stops it when it can be stopped.
+ */
+export type Importer = (source: string, dir: string, signal?: AbortSignal) => Promise<Omit<DataVersion, 'version'>>;
+
+/** Imports in this process: quick for trusted files, but cannot be stopped. */
+export const importInPlace: Importer = (source, dir) => importDataFile(source, newImportTarget(dir));
 
 /**
  * Accounts, keys and scrapers: the operations behind the CLI and publishing over HTTP.
@@ -17,8 +25,8 @@ export class Catalog {
   constructor(
     private readonly store: Store,
     private readonly dataDir: string,
-    /** The server passes `importInChildProcess`; the CLI, a process of its own already, imports in place. */
-    private readonly importData: Importer = importDataFile,
+    /** The server and the CLI pass `importerWithLimits(…)`; in place suits trusted files (the demo's, tests'). */
+    private readonly importData: Importer = importInPlace,
   ) {}
 
   /** Creates an account and returns its first key. */
@@ -43,26 +51,34 @@ export class Catalog {
   async addScraper(fullName: string, source: string, opts: { isPrivate: boolean; description: string }): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     if (await this.store.findScraper(owner.name, name)) throw errors.scraperExists(`${owner.name}/${name}`);
-    const dir = this.scraperDir(owner.name, name);
+    const dir = scraperDir(this.dataDir, owner.name, name);
     const data = await this.importData(source, dir);
+    let scraper: Scraper;
     try {
-      return await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
+      scraper = await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
     } catch (err) {
       await rm(data.file, { force: true });
       await rmdir(dir).catch(() => {});
       throw err;
     }
+    await markCurrent(data.file);
+    return scraper;
   }
 
-  /** Replaces a scraper's data. Queries already running finish on the old file; new ones open the new one. */
-  async publish(fullName: string, source: string): Promise<Scraper> {
+  /**
+   * Replaces a scraper's data. Queries already running finish on the old file; new ones open the new
+   * one. Old versions stay on disk for a while (versions.ts); those due to go are removed first, while
+   * the version being replaced is still current: right after the switch, none is.
+   */
+  async publish(fullName: string, source: string, signal?: AbortSignal): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     const scraper = await this.store.findScraper(owner.name, name);
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
-    const dir = this.scraperDir(owner.name, name);
-    const data = await this.importData(source, dir);
-    const { replaced, current } = await this.store.replaceData(scraper.id, data);
-    await removeOldVersions(dir, replaced.file, current.file);
+    const dir = scraperDir(this.dataDir, owner.name, name);
+    await removeOldVersions(dir, scraper.data.file);
+    const data = await this.importData(source, dir, signal);
+    const { current } = await this.store.replaceData(scraper.id, data);
+    await markCurrent(current.file);
     return { ...scraper, data: current };
   }
 
@@ -77,10 +93,5 @@ export class Catalog {
     if (rest.length > 0 || !isAccountName(ownerName)) throw errors.nameInvalid('account', ownerName);
     if (!isScraperName(name)) throw errors.nameInvalid('scraper', name);
     return { owner: await this.requireAccount(ownerName), name };
-  }
-
-  /** Lower-cased, because names are matched case-insensitively. */
-  private scraperDir(owner: string, name: string): string {
-    return path.join(this.dataDir, 'scrapers', owner.toLowerCase(), name.toLowerCase());
   }
 }

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rmdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
+import { removeDatabaseFile, type ImportTarget } from './temp-files.js';
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
@@ -47,17 +47,18 @@ export function describeTables(db: Database.Database): TableInfo[] {
 }
 
 /**
- * Copies an SQLite database into `dir` as a new, immutable data version.
+ * Copies an SQLite database into a scraper's folder as a new, immutable data version: written to
+ * `target.incoming`, checked, then renamed `target.file`.
  * The copy goes through SQLite's backup API, so a source in WAL mode is copied whole and consistent.
  * The copy is switched to rollback-journal mode: read-only connections to it then never create
  * -wal or -shm files, and the file stays byte-identical while it is served.
  * Nothing is left behind on failure.
  */
-export async function importDataFile(source: string, dir: string): Promise<Omit<DataVersion, 'version'>> {
+export async function importDataFile(source: string, target: ImportTarget): Promise<Omit<DataVersion, 'version'>> {
   await assertSqliteFile(source);
+  const dir = path.dirname(target.file);
+  const { incoming, file } = target;
   await mkdir(dir, { recursive: true });
-  const stamp = `${Date.now()}-${randomBytes(4).toString('hex')}`;
-  const incoming = path.join(dir, `.incoming-${stamp}.sqlite`);
   try {
     const src = new Database(source, { readonly: true, fileMustExist: true });
     try {
@@ -75,39 +76,20 @@ export async function importDataFile(source: string, dir: string): Promise<Omit<
     } finally {
       db.close();
     }
-    const file = path.join(dir, `${stamp}.sqlite`);
     const handle = await open(incoming, 'r');
     await handle.sync();
     await handle.close();
+    // Written long ago if the check took long; a version file must look new until it is switched to (versions.ts).
+    const now = new Date();
+    await utimes(incoming, now, now);
     await rename(incoming, file);
-    return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: new Date().toISOString() };
+    return { file, tables, sizeBytes: (await stat(file)).size, updatedAt: now.toISOString() };
   } catch (err) {
-    await rm(incoming, { force: true });
+    await removeDatabaseFile(incoming);
     await rmdir(dir).catch(() => {}); // only if this import made it and left it empty
     if (isDiskFull(err)) throw errors.storageFull();
+    if ((err as { code?: unknown }).code === 'SQLITE_NOMEM') throw errors.importResources();
     if (err instanceof Database.SqliteError) throw errors.dataInvalid(`${source} cannot be read as SQLite: ${err.message}`);
     throw err;
-  }
-}
-
-/** A version file written this recently may belong to a publish that has not switched to it yet. */
-const settledAfterMs = 60_000;
-
-/**
- * After a publish, removes the data versions older than `replaced`, the version it just replaced.
- * Kept: `replaced` itself (a request that looked it up a moment before the publish may not have
- * opened it yet), `current` whatever its age (a slow import can finish after a newer one), every
- * newer file, and any file written in the last minute: another publish, in this process or another,
- * may have just written it and be about to switch to it. Those go at a later publish.
- * Version files are named `<Date.now()>-<random>.sqlite`, so names sort by age.
- */
-export async function removeOldVersions(dir: string, replaced: string, current: string): Promise<void> {
-  const keepFrom = path.basename(replaced);
-  const keep = path.basename(current);
-  for (const name of await readdir(dir)) {
-    if (!/^\d+-[0-9a-f]+\.sqlite$/.test(name) || name >= keepFrom || name === keep) continue;
-    const file = path.join(dir, name);
-    const written = await stat(file).then((s) => s.mtimeMs, () => Date.now());
-    if (Date.now() - written > settledAfterMs) await rm(file, { force: true });
   }
 }

@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors, SiphonError } from '../errors.js';
 import { isDiskFull } from './data-file.js';
+import { newUploadFile, removeDatabaseFile } from './temp-files.js';
 
 export interface UploadLimits {
   /** More than this is refused (413) as soon as it has come. */
@@ -14,27 +12,44 @@ export interface UploadLimits {
   idleMs: number;
 }
 
+/** A promise that rejects with the signal's reason when it aborts; `off` forgets the signal. */
+function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; off: () => void } {
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => { onAbort = () => reject(signal!.reason); });
+  promise.catch(() => {}); // it may reject while nobody awaits it
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return { promise, off: () => signal?.removeEventListener('abort', onAbort) };
+}
+
 /**
- * The body's chunks, failing once more than `maxBytes` have come. The body is not destroyed when
- * reading stops early: destroying a request destroys its socket, and the client is still owed an
- * answer (413).
+ * The body's chunks, failing once more than `maxBytes` have come, or when `signal` aborts, even
+ * while waiting for a chunk. The body is not destroyed when reading stops early: destroying a
+ * request destroys its socket, and the client is still owed an answer (413, 503).
  */
-async function* limited(body: Readable, limits: UploadLimits, counter: { bytes: number }): AsyncGenerator<Buffer> {
+async function* limited(
+  body: Readable, limits: UploadLimits, counter: { bytes: number }, signal: AbortSignal | undefined,
+): AsyncGenerator<Buffer> {
+  signal?.throwIfAborted();
   const idle = setTimeout(() => {
     body.destroy(errors.badRequest(408, `No bytes of the request body came for ${limits.idleMs / 1000} s.`));
   }, limits.idleMs);
+  const aborted = abortion(signal);
+  const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
+  const read = () => Promise.race([chunks.next(), aborted.promise]);
   try {
-    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    for (let next = await read(); !next.done; next = await read()) {
       idle.refresh();
-      counter.bytes += chunk.length;
+      counter.bytes += next.value.length;
       if (counter.bytes > limits.maxBytes) throw errors.dataTooLarge(limits.maxBytes);
-      yield chunk;
+      yield next.value;
     }
   } catch (err) {
+    if (signal?.aborted) throw signal.reason;
     // Otherwise the client went away mid-body.
     throw err instanceof SiphonError ? err : errors.badRequest(400, 'The request body ended before it was complete.');
   } finally {
     clearTimeout(idle);
+    aborted.off();
   }
 }
 
@@ -42,15 +57,15 @@ async function* limited(body: Readable, limits: UploadLimits, counter: { bytes: 
  * Streams an uploaded database into a temporary file in `dir` (never into memory), hands the file
  * to `use`, and deletes it afterwards, whatever happens. An empty body is refused. Messages that
  * name the temporary file name the request body instead: the server's paths are none of the
- * client's business.
+ * client's business. `signal` stops the upload, failing with its reason.
  */
 export async function withUploadedFile<T>(
-  body: Readable, dir: string, limits: UploadLimits, use: (file: string) => Promise<T>,
+  body: Readable, dir: string, limits: UploadLimits, use: (file: string) => Promise<T>, signal?: AbortSignal,
 ): Promise<T> {
-  const file = path.join(dir, `.upload-${randomBytes(8).toString('hex')}.sqlite`);
+  const file = newUploadFile(dir);
   const counter = { bytes: 0 };
   try {
-    await pipeline(limited(body, limits, counter), createWriteStream(file, { flags: 'wx' }));
+    await pipeline(limited(body, limits, counter, signal), createWriteStream(file, { flags: 'wx' }));
     if (counter.bytes === 0) throw errors.dataInvalid('The request body is empty: send the SQLite database file as the body.');
     return await use(file);
   } catch (err) {
@@ -60,6 +75,6 @@ export async function withUploadedFile<T>(
       : err;
   } finally {
     // SQLite opens a database uploaded in WAL mode with -wal and -shm files beside it, even read-only.
-    for (const leftover of [file, `${file}-wal`, `${file}-shm`]) await rm(leftover, { force: true });
+    await removeDatabaseFile(file);
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import http from 'node:http';
+import { listFiles } from './cli.js';
 import { makeDb, tempDir } from './fixture-db.js';
 import { dataUrl } from './server.js';
 
@@ -9,6 +10,21 @@ export function versionDb(k: number, padKb = 0): string {
   const rows = (n: number) => `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${n})`;
   return makeDb(tempDir(), `v${k}.sqlite`, `create table t (v integer); ${rows(100 * k)} insert into t select ${k} from n;
     ${padKb ? `create table pad (b blob); ${rows(padKb)} insert into pad select randomblob(1000) from n;` : ''}`);
+}
+
+/**
+ * A sound database whose import never ends: the import counts the rows of every table, and counting
+ * those of this FTS5 table reads its content, a view of an endless recursive CTE.
+ */
+export function endlessImportDb(): string {
+  return makeDb(tempDir(), 'endless.sqlite', `create table t (v integer); insert into t values (1);
+    create view endless (rowid, body) as with recursive c(x) as (select 1 union all select x + 1 from c) select x, 'word' from c;
+    create virtual table f using fts5(body, content = 'endless', content_rowid = 'rowid');`);
+}
+
+/** The temporary files of publishes (uploads and imports) in a data folder, as paths relative to it. */
+export function publishTempFiles(dataDir: string): string[] {
+  return listFiles(dataDir).filter((f) => /(^|\/)\.(upload|incoming)-/.test(f));
 }
 
 /** What a reader sees now in a scraper made of versionDb() files: the rows of t and their version. */
@@ -24,8 +40,10 @@ export function publishUrl(base: string, scraper: string, query = ''): string {
 }
 
 /** A publish as curl --data-binary sends it: the whole body with its Content-Length. */
-export function putBody(base: string, scraper: string, body: BodyInit, headers: Record<string, string>, query = ''): Promise<Response> {
-  return fetch(publishUrl(base, scraper, query), { method: 'PUT', body, headers });
+export function putBody(
+  base: string, scraper: string, body: BodyInit, headers: Record<string, string>, query = '', signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(publishUrl(base, scraper, query), { method: 'PUT', body, headers, signal });
 }
 
 export interface RawAnswer {

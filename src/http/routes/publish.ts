@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { Catalog } from '../../scrapers/catalog.js';
-import { importInChildProcess } from '../../scrapers/import-process.js';
+import { importerWithLimits } from '../../scrapers/import-process.js';
 import { withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
@@ -40,20 +40,37 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
 }
 
 /**
+ * Aborts when the client goes away before its answer: its import is not worth finishing. Call the
+ * returned function once the answer is sent.
+ */
+function whileClientWaits(reply: FastifyReply): { signal: AbortSignal; done: () => void } {
+  const left = new AbortController();
+  const onClose = () => {
+    if (!reply.raw.writableEnded) left.abort(errors.badRequest(499, 'The client closed the connection before the publish was answered.'));
+  };
+  reply.raw.once('close', onClose);
+  return { signal: left.signal, done: () => reply.raw.off('close', onClose) };
+}
+
+/**
  * PUT /:owner/:scraper/data.sqlite — replaces a scraper's data with the SQLite file in the body, as
  * `siphon scraper publish` does. Steps, each failing with its own status: authenticate (401) → find
  * the scraper (404) → read-only key or not the owner (403) → Content-Type (415) → Content-Length
  * over the limit (413, before reading) → stream the body to a temporary file (413 once over the
- * limit; 408 if it stalls) → import it (400 if it is not a sound SQLite database) → switch
- * in one step (publishes running at the same time each get their own version). A publish is not a download.
+ * limit; 408 if it stalls) → import it in a process of its own (400 if it is not a sound SQLite
+ * database, or its import runs out of time or memory; stopped if the client leaves) → switch
+ * in one step (publishes running at the same time each get their own version). A publish is not a
+ * download. When the service stops (`stopping`), a publish still uploading or importing is stopped
+ * and answered 503.
  */
-export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store }): void {
-  const { config, store } = deps;
-  const catalog = new Catalog(store, config.dataDir, importInChildProcess);
+export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store; stopping: AbortSignal }): void {
+  const { config, store, stopping } = deps;
+  const catalog = new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
     const fullName = `${request.params.owner}/${request.params.scraper}`;
+    const client = whileClientWaits(reply);
     try {
       const key = await authenticate(request.headers, singleParam(request.query.key), store);
       const scraper = await findPublishable(store, key, request.params.owner, request.params.scraper);
@@ -63,8 +80,10 @@ export function publishRoutes(app: FastifyInstance, deps: { config: Config; stor
       }
       const body = (request.body as Readable | undefined) ?? request.raw;
       const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
+      // A client leaving mid-body already fails the upload, with its own message.
+      const importSignal = AbortSignal.any([stopping, client.signal]);
       const published = await withUploadedFile(body, config.dataDir, limits,
-        (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file));
+        (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal), stopping);
       request.log.info({
         scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
         version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
@@ -82,6 +101,8 @@ export function publishRoutes(app: FastifyInstance, deps: { config: Config; stor
       if (!request.raw.complete) reply.header('connection', 'close');
       const error = sendError(reply, err);
       request.log.info({ scraper: fullName, status: error.status, code: error.code }, 'publish refused');
+    } finally {
+      client.done();
     }
   }
 
