@@ -24,7 +24,8 @@ export interface TestServer {
 /** A real server on a loopback port, with its own data folder and query processes. */
 export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const config = configWith({ queryProcesses: 2, logLevel: 'info', ...overrides, dataDir, host: '127.0.0.1', port: 0 });
+  // No rate limit unless a test sets one: several tests read in tight loops, as many clients would.
+  const config = configWith({ queryProcesses: 2, logLevel: 'info', rateLimitPerMinute: 0, ...overrides, dataDir, host: '127.0.0.1', port: 0 });
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
   const catalog = new Catalog(store, dataDir);
   let logText = '';
