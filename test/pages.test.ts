@@ -131,12 +131,10 @@ test('the chart has a bar for each of the last 90 days (UTC), ending today, with
   const scraper = (await server.store.findScraper('alice', 'small'))!;
   const key = (await server.store.findKey(hashKey(aliceKey)))!;
   const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 60 * 60 * 1000).toISOString();
-  for (const at of [daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)]) {
-    await server.store.recordDownload({
-      scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at, format: 'json', query: 'select 1',
-      status: 200, rows: 1, bytes: 10, durationMs: 1,
-    });
-  }
+  await server.store.recordDownloads([daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) => ({
+    scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at, format: 'json', query: 'select 1',
+    status: 200, rows: 1, bytes: 10, durationMs: 1,
+  })));
   const { text } = await page('/alice/small');
   const bars = [...text.matchAll(/data-day="([\d-]+)" data-count="(\d+)"/g)].map(([, day, n]) => ({ day: day!, count: Number(n) }));
   assert.equal(bars.length, 90);

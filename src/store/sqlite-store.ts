@@ -1,54 +1,9 @@
 import Database from 'better-sqlite3';
+import { migrate } from './sqlite-schema.js';
 import type {
   Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, ListScrapersOptions, NewScraper, Scraper,
   ScraperListing, Store,
 } from './types.js';
-
-const schema = `
-create table if not exists accounts (
-  id integer primary key,
-  name text not null unique collate nocase,
-  created_at text not null
-);
-create table if not exists api_keys (
-  id integer primary key,
-  account_id integer not null references accounts(id),
-  hash text not null unique,
-  read_only integer not null default 0,
-  created_at text not null,
-  revoked_at text
-);
-create table if not exists scrapers (
-  id integer primary key,
-  owner_id integer not null references accounts(id),
-  name text not null collate nocase,
-  description text not null default '',
-  private integer not null default 0,
-  data_file text not null,
-  data_version integer not null,
-  tables_json text not null,
-  size_bytes integer not null,
-  created_at text not null,
-  updated_at text not null,
-  unique (owner_id, name)
-);
-create table if not exists downloads (
-  id integer primary key,
-  scraper_id integer not null references scrapers(id),
-  account_id integer not null references accounts(id),
-  key_id integer not null references api_keys(id),
-  at text not null,
-  format text not null,
-  query text,
-  status integer not null,
-  rows integer,
-  bytes integer not null,
-  duration_ms real not null
-);
-create index if not exists downloads_by_scraper on downloads (scraper_id, account_id);
--- Downloads per day on the scraper page read one scraper's recent downloads.
-create index if not exists downloads_by_scraper_time on downloads (scraper_id, at);
-`;
 
 interface ScraperRow {
   id: number; owner_id: number; owner_name: string; name: string; description: string; private: number;
@@ -80,8 +35,8 @@ function toScraper(row: ScraperRow): Scraper {
 /**
  * The default store: one SQLite file in WAL mode. The server and the CLI open it at the same time,
  * so every lookup reads the file (a revoked key is refused from the next request on).
- * Writes are synchronous commits; with WAL and synchronous=NORMAL a committed download survives
- * the process being killed (only a power loss can take the last commits).
+ * Writes are synchronous commits; with WAL and synchronous=NORMAL a commit survives the process
+ * being killed (only a power loss can take the last commits).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -94,7 +49,7 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
-    this.db.exec(schema);
+    migrate(this.db);
   }
 
   private stmt(sql: string): Database.Statement {
@@ -170,18 +125,30 @@ export class SqliteStore implements Store {
     return swap.immediate();
   }
 
-  async recordDownload(d: DownloadRecord): Promise<void> {
-    this.stmt(`
+  async recordDownloads(records: readonly DownloadRecord[]): Promise<void> {
+    const insert = this.stmt(`
       insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)
-      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const countByAccount = this.stmt(`
+      insert into download_totals (scraper_id, account_id, count) values (?, ?, 1)
+      on conflict do update set count = count + 1`);
+    // The UTC day is cut from `at` as the migration that made this table cut it.
+    const countByDay = this.stmt(`
+      insert into download_days (scraper_id, day, count) values (?, substr(?, 1, 10), 1)
+      on conflict do update set count = count + 1`);
+    this.db.transaction(() => {
+      for (const d of records) {
+        insert.run(d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
+        countByAccount.run(d.scraperId, d.accountId);
+        countByDay.run(d.scraperId, d.at);
+      }
+    })();
   }
 
   async downloadStats(scraperId: number): Promise<DownloadStats> {
     const by = this.stmt(`
-      select a.name as owner, count(*) as count from downloads d join accounts a on a.id = d.account_id
-      where d.scraper_id = ? group by d.account_id order by count desc, a.name`).all(scraperId) as
-      { owner: string; count: number }[];
+      select a.name as owner, t.count from download_totals t join accounts a on a.id = t.account_id
+      where t.scraper_id = ? order by t.count desc, a.name`).all(scraperId) as { owner: string; count: number }[];
     return { total: by.reduce((sum, b) => sum + b.count, 0), by };
   }
 
@@ -200,7 +167,7 @@ export class SqliteStore implements Store {
     }
     const rows = this.stmt(`
       select * from (
-        select scraper.*, (select count(*) from downloads d where d.scraper_id = scraper.id) as downloads
+        select scraper.*, (select coalesce(sum(t.count), 0) from download_totals t where t.scraper_id = scraper.id) as downloads
         from (${scraperSelect} where ${where.join(' and ')}) scraper)
       order by downloads desc, updated_at desc, owner_name, name limit ?`).all(...params, options.limit) as
       (ScraperRow & { downloads: number })[];
@@ -210,16 +177,10 @@ export class SqliteStore implements Store {
   async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {
     const dayMs = 24 * 60 * 60 * 1000;
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const first = new Date(today - (days - 1) * dayMs).toISOString();
-    // `at` is an ISO timestamp in UTC, so its first 10 characters are its UTC day.
-    const counts = new Map((this.stmt(`
-      select substr(at, 1, 10) as day, count(*) as count from downloads
-      where scraper_id = ? and at >= ? group by day`).all(scraperId, first) as DayCount[])
-      .map((d) => [d.day, d.count]));
-    return Array.from({ length: days }, (_, i) => {
-      const day = new Date(today - (days - 1 - i) * dayMs).toISOString().slice(0, 10);
-      return { day, count: counts.get(day) ?? 0 };
-    });
+    const dayOf = (i: number) => new Date(today - (days - 1 - i) * dayMs).toISOString().slice(0, 10);
+    const counts = new Map((this.stmt('select day, count from download_days where scraper_id = ? and day >= ?')
+      .all(scraperId, dayOf(0)) as DayCount[]).map((d) => [d.day, d.count]));
+    return Array.from({ length: days }, (_, i) => ({ day: dayOf(i), count: counts.get(dayOf(i)) ?? 0 }));
   }
 
   async close(): Promise<void> {

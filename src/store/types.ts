@@ -58,6 +58,7 @@ export interface DownloadRecord {
   scraperId: number;
   accountId: number;
   keyId: number;
+  /** When it ended, as an ISO timestamp in UTC (`toISOString()`): its first 10 characters are its day. */
   at: string;
   format: string;
   query: string | null;
@@ -106,7 +107,13 @@ export interface Store {
   /** Points the scraper at new data, in one step; returns the data it replaced and the new version. */
   replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
 
-  recordDownload(download: DownloadRecord): Promise<void>;
+  /**
+   * Records downloads, and counts them in the totals the three reads below use, all in one step:
+   * when it throws, none of them was recorded and the same records can be given again.
+   */
+  recordDownloads(downloads: readonly DownloadRecord[]): Promise<void>;
+  // Pages make these reads, so they read totals kept as downloads are recorded: their cost depends on
+  // the number of scrapers, accounts and days, never on the number of downloads.
   downloadStats(scraperId: number): Promise<DownloadStats>;
   /** Public scrapers only, most downloaded first, then most recently updated. */
   listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;

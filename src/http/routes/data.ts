@@ -109,11 +109,11 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
       const error: SiphonError = sendError(reply, err, jsonp);
       status = error.status;
     } finally {
-      await store.recordDownload({
+      await store.recordDownloads([{
         scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
         format: jsonp ? 'jsonp' : (format?.name ?? formatName), query: sql, status, rows, bytes,
         durationMs: performance.now() - startedAt,
-      }).catch((err: unknown) => request.log.error({ err }, 'could not record download'));
+      }]).catch((err: unknown) => request.log.error({ err }, 'could not record download'));
     }
   }
 
