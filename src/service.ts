@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { DownloadRecorder } from './downloads/recorder.js';
 import { buildServer } from './http/server.js';
 import { QueryPool } from './pool/pool.js';
 import type { Store } from './store/types.js';
@@ -7,9 +8,10 @@ import type { Store } from './store/types.js';
 export interface RunningService {
   app: FastifyInstance;
   pool: QueryPool;
+  recorder: DownloadRecorder;
   /** http://host:port actually listened on (the port is chosen when config.port is 0). */
   base: string;
-  /** Finishes the requests in flight, then stops the query processes. The store stays open. */
+  /** Finishes the requests in flight, writes their downloads, then stops the query processes. The store stays open. */
   close(): Promise<void>;
 }
 
@@ -24,13 +26,19 @@ export async function startService(
     maxQueued: config.queueLimit,
   });
   await pool.ready();
-  const app = buildServer({ config, store, pool, logStream });
+  const recorder = new DownloadRecorder(store, {
+    maxPending: config.maxPendingDownloads,
+    // The server's log, built just below; the recorder logs only once downloads come in.
+    log: { error: (details, message) => app.log.error(details, message), info: (details, message) => app.log.info(details, message) },
+  });
+  const app = buildServer({ config, store, pool, recorder, logStream });
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     app,
     pool,
+    recorder,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       // close() only drops the keep-alive connections idle at that moment; one whose response
@@ -41,6 +49,8 @@ export async function startService(
       } finally {
         clearInterval(dropIdle);
       }
+      // Every request has ended, so every download is queued.
+      await recorder.close();
       await pool.close();
     },
   };

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
+import type { DownloadRecorder } from '../downloads/recorder.js';
 import { errors, SiphonError } from '../errors.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { Store } from '../store/types.js';
@@ -17,6 +18,7 @@ export interface ServerDeps {
   config: Config;
   store: Store;
   pool: QueryPool;
+  recorder: DownloadRecorder;
   /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
   logStream?: NodeJS.WritableStream;
 }

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
+import type { DownloadRecorder } from '../../src/downloads/recorder.js';
 import type { QueryPool } from '../../src/pool/pool.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { readDownloads, type DownloadRow } from './cli.js';
 import { tempDir } from './fixture-db.js';
 
 export interface TestServer {
@@ -14,6 +16,7 @@ export interface TestServer {
   store: SqliteStore;
   catalog: Catalog;
   pool: QueryPool;
+  recorder: DownloadRecorder;
   /** Everything the server logged so far, one JSON line each. */
   logs(): string;
   close(): Promise<void>;
@@ -31,7 +34,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    dataDir, config, store, catalog, pool: service.pool,
+    dataDir, config, store, catalog, pool: service.pool, recorder: service.recorder,
     logs: () => logText,
     async close() {
       await service.close();
@@ -43,4 +46,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
 /** A URL for the data API with the query string built from `params`. */
 export function dataUrl(base: string, scraper: string, format: string, params: Record<string, string>): string {
   return `${base}/${scraper}/data.${format}?${new URLSearchParams(params)}`;
+}
+
+/**
+ * Every download recorded so far, once those of the calls already answered are written: the server
+ * writes them in batches, a moment after each call.
+ */
+export async function writtenDownloads(server: TestServer): Promise<DownloadRow[]> {
+  await server.recorder.flush();
+  return readDownloads(server.dataDir);
 }

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
+import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
 import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
 import type { QueryPool, QueryRun } from '../../pool/pool.js';
@@ -48,10 +49,11 @@ function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undef
  * status: authenticate (401) → find the public scraper (404) → format (404) → callback (400) →
  * check the SQL (400) → 304 if the client's copy is current → run it in a query process (400 on SQL
  * errors and the time limit) → stream, compressed if asked → record the download. Every call that
- * gets past the first two steps is a download, a 304 too.
+ * gets past the first two steps is a download, a 304 too, unless downloads cannot be recorded:
+ * then it is refused (503) before anything runs.
  */
-export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool }): void {
-  const { config, store, pool } = deps;
+export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder }): void {
+  const { config, store, pool, recorder } = deps;
 
   async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
@@ -66,6 +68,8 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
       scraper = await findPublicScraper(store, owner, scraperName);
+      // Nothing is served that could not be recorded: a refused call is not a download.
+      recorder.assertAccepting();
     } catch (err) {
       sendError(reply, err, jsonp);
       return;
@@ -109,11 +113,11 @@ export function dataRoutes(app: FastifyInstance, deps: { config: Config; store: 
       const error: SiphonError = sendError(reply, err, jsonp);
       status = error.status;
     } finally {
-      await store.recordDownloads([{
+      recorder.record({
         scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
         format: jsonp ? 'jsonp' : (format?.name ?? formatName), query: sql, status, rows, bytes,
         durationMs: performance.now() - startedAt,
-      }]).catch((err: unknown) => request.log.error({ err }, 'could not record download'));
+      });
     }
   }
 
