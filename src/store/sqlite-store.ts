@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
 import type {
   Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, ListScrapersOptions, NewScraper, Scraper,
@@ -32,9 +33,20 @@ function toScraper(row: ScraperRow): Scraper {
   };
 }
 
+/** Keys and scrapers kept in memory each; the least recently used are dropped beyond this. */
+const cachedLookups = 10_000;
+
+/** Names match case-insensitively for ASCII only, as SQLite's NOCASE does; so must the cache. */
+const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+
 /**
- * The default store: one SQLite file in WAL mode. The server and the CLI open it at the same time,
- * so every lookup reads the file (a revoked key is refused from the next request on).
+ * The default store: one SQLite file in WAL mode, opened by the server and the CLI at the same time.
+ *
+ * Key and scraper lookups are cached in memory and the cache is dropped whenever the file may have
+ * changed: on any write through this store, and when `PRAGMA data_version` says another connection
+ * (the CLI, say) has committed. That check is made before every cached lookup, so a key revoked
+ * from the CLI is refused from the next request on.
+ *
  * Writes are synchronous commits; with WAL and synchronous=NORMAL a commit survives the process
  * being killed (only a power loss can take the last commits).
  */
@@ -42,6 +54,14 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   /** Prepared once: preparing was ~14% of the main thread's time per small query (bench). */
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Changes only when another connection commits. It reads the WAL index in shared memory: ~2 µs,
+   * about half the key lookup it saves (measured on a 2-core machine, better-sqlite3 12.11.1).
+   */
+  private readonly dataVersion: Database.Statement;
+  private seenDataVersion: unknown;
+  private readonly keys = new LruCache<string, ApiKey>(cachedLookups);
+  private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -50,6 +70,8 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     migrate(this.db);
+    this.dataVersion = this.db.prepare('pragma data_version').pluck();
+    this.seenDataVersion = this.dataVersion.get();
   }
 
   private stmt(sql: string): Database.Statement {
@@ -61,9 +83,31 @@ export class SqliteStore implements Store {
     return statement;
   }
 
+  /** Drops the cached lookups if another connection has committed since the last look. */
+  private dropStaleLookups(): void {
+    const version = this.dataVersion.get();
+    if (version === this.seenDataVersion) return;
+    this.seenDataVersion = version;
+    this.dropLookups();
+  }
+
+  private dropLookups(): void {
+    this.keys.clear();
+    this.scrapers.clear();
+  }
+
+  /** A write that may change what a lookup returns: the cached lookups are dropped once it is done. */
+  private change<T>(write: () => T): T {
+    try {
+      return write();
+    } finally {
+      this.dropLookups();
+    }
+  }
+
   async createAccount(name: string): Promise<Account> {
     const now = new Date().toISOString();
-    const info = this.stmt('insert into accounts (name, created_at) values (?, ?)').run(name, now);
+    const info = this.change(() => this.stmt('insert into accounts (name, created_at) values (?, ?)').run(name, now));
     return { id: Number(info.lastInsertRowid), name };
   }
 
@@ -72,45 +116,59 @@ export class SqliteStore implements Store {
   }
 
   async addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void> {
-    this.stmt('insert into api_keys (account_id, hash, read_only, created_at) values (?, ?, ?, ?)')
-      .run(accountId, keyHash, readOnly ? 1 : 0, new Date().toISOString());
+    this.change(() => this.stmt('insert into api_keys (account_id, hash, read_only, created_at) values (?, ?, ?, ?)')
+      .run(accountId, keyHash, readOnly ? 1 : 0, new Date().toISOString()));
   }
 
+  // Misses are not cached: a stream of made-up keys would otherwise push the real ones out.
   async findKey(keyHash: string): Promise<ApiKey | undefined> {
+    this.dropStaleLookups();
+    const cached = this.keys.get(keyHash);
+    if (cached) return cached;
     const row = this.stmt(`
       select k.id, k.read_only, k.revoked_at, a.id as account_id, a.name as account_name
       from api_keys k join accounts a on a.id = k.account_id where k.hash = ?`).get(keyHash) as
       { id: number; read_only: number; revoked_at: string | null; account_id: number; account_name: string } | undefined;
     if (!row) return undefined;
-    return {
+    const key: ApiKey = {
       id: row.id,
       account: { id: row.account_id, name: row.account_name },
       readOnly: row.read_only === 1,
       revoked: row.revoked_at !== null,
     };
+    this.keys.set(keyHash, key);
+    return key;
   }
 
   async revokeKey(keyHash: string): Promise<boolean> {
-    const info = this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?')
-      .run(new Date().toISOString(), keyHash);
+    const info = this.change(() => this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?')
+      .run(new Date().toISOString(), keyHash));
     return info.changes > 0;
   }
 
   async addScraper(s: NewScraper): Promise<Scraper> {
     const now = new Date().toISOString();
-    const info = this.stmt(`
+    const info = this.change(() => this.stmt(`
       insert into scrapers (owner_id, name, description, private, data_file, data_version, tables_json,
                             size_bytes, created_at, updated_at)
       values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`).run(
       s.ownerId, s.name, s.description, s.isPrivate ? 1 : 0, s.data.file, JSON.stringify(s.data.tables),
-      s.data.sizeBytes, now, s.data.updatedAt);
+      s.data.sizeBytes, now, s.data.updatedAt));
     return toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(info.lastInsertRowid) as ScraperRow);
   }
 
+  // Misses are not cached, as for keys.
   async findScraper(owner: string, name: string): Promise<Scraper | undefined> {
+    this.dropStaleLookups();
+    const cacheKey = JSON.stringify([foldAscii(owner), foldAscii(name)]);
+    const cached = this.scrapers.get(cacheKey);
+    if (cached) return cached;
     const row = this.stmt(`${scraperSelect} where a.name = ? and s.name = ?`).get(owner, name) as
       ScraperRow | undefined;
-    return row && toScraper(row);
+    if (!row) return undefined;
+    const scraper = toScraper(row);
+    this.scrapers.set(cacheKey, scraper);
+    return scraper;
   }
 
   async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }> {
@@ -122,9 +180,10 @@ export class SqliteStore implements Store {
         .run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
       return { replaced, current: { ...data, version: replaced.version + 1 } };
     });
-    return swap.immediate();
+    return this.change(() => swap.immediate());
   }
 
+  // Downloads change no key or scraper, so the cached lookups stay.
   async recordDownloads(records: readonly DownloadRecord[]): Promise<void> {
     const insert = this.stmt(`
       insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)

@@ -98,11 +98,16 @@ export interface Store {
   findAccount(name: string): Promise<Account | undefined>;
   /** Stores a key by its hash; the key itself is never stored. */
   addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void>;
+  /**
+   * Sees every change committed before the call, by any process (the CLI included): a key revoked
+   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change.
+   */
   findKey(keyHash: string): Promise<ApiKey | undefined>;
   /** Returns false when no such key exists. */
   revokeKey(keyHash: string): Promise<boolean>;
 
   addScraper(scraper: NewScraper): Promise<Scraper>;
+  /** Sees every change committed before the call, by any process, as findKey does: new data is read at once. */
   findScraper(owner: string, name: string): Promise<Scraper | undefined>;
   /** Points the scraper at new data, in one step; returns the data it replaced and the new version. */
   replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
