@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Catalog } from '../src/scrapers/catalog.js';
@@ -129,7 +130,11 @@ before(async () => {
 
   server = await startServer({ dataDir });
 });
-after(() => server.close());
+after(async () => {
+  await server.close();
+  // A million downloads take ~100 MB: not left behind in the temporary folder.
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 describe('an old metadata file with a million downloads', () => {
   test('is migrated on opening: schema version 1, and counts equal to those counted over the downloads', () => {
