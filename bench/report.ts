@@ -1,6 +1,7 @@
 /** The shape of bench/results/latest.json, and the table printed to stdout. */
 import type { FairnessResults } from './fairness.js';
 import type { LoadResult } from './http-client.js';
+import type { PageViewResults } from './page-views.js';
 
 /** CPU used, in cores (CPU seconds per wall-clock second). */
 interface Cores {
@@ -37,6 +38,7 @@ export interface Results {
     siphon: LoadResult & { cores: Cores }; baseline: LoadResult & { cores: Cores }; ratioRps: number; ratioP50: number; ratioP99: number;
   };
   fairness: FairnessResults;
+  pageViews: PageViewResults;
   firstByte: { sql: string; siphonMs: number; inProcessMs: number; ratio: number; siphonRunsMs: number[]; inProcessRunsMs: number[] };
   killRespawn: {
     sql: string; queryTimeoutMs: number; queryProcesses: number; timeoutStatus: number; timeoutResponseMs: number;
@@ -113,6 +115,15 @@ export function printReport(r: Results): void {
     ]));
   out.push(`   exports: ${fa.exports.allComplete ? 'all complete' : 'NOT all complete'}, ${fa.exports.stillRunningAtEnd ? 'still running when the load ended' : 'ended before the load did'}; ` +
     `${fa.exports.ms.map((v) => `${n(v)} ms`).join(' / ')}; p99 during exports ${fa.duringExports.p99Ms < fa.p99TargetMs ? 'meets' : 'MISSES'} the ${fa.p99TargetMs} ms target`);
+
+  const pv = r.pageViews;
+  out.push(table(`g. Anonymous views of /${pv.page} (${pv.views} one after the other, previews already computed), before and after ${n(pv.records)} download records (written in ${n(pv.recordMs)} ms)`,
+    ['downloads recorded', 'median ms', 'p99 ms'],
+    [
+      ['a few', n(pv.before.medianMs, 2), n(pv.before.p99Ms, 2)],
+      [`+ ${n(pv.records)}`, n(pv.after.medianMs, 2), n(pv.after.p99Ms, 2)],
+      ['after ÷ before', x(pv.after.medianMs / pv.before.medianMs), x(pv.after.p99Ms / pv.before.p99Ms)],
+    ]));
 
   const f = r.firstByte;
   out.push(table(`c. Time to first byte, costly first row: \`${f.sql}\``,

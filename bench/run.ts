@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { defaults } from '../src/config.js';
 import { buildFixture, fixtureRows, inProcessExport, inProcessFirstRow } from './fixture.js';
 import { measureFairness } from './fairness.js';
+import { measurePageViews } from './page-views.js';
 import { HttpClient, type ExportResult } from './http-client.js';
 import { printReport, type Results } from './report.js';
 import { dataUrl, startFixedBodyServer, startSiphon, tempDir, type BenchServer } from './servers.js';
@@ -137,6 +138,19 @@ async function main(): Promise<void> {
     if (fairness.duringExports.errors || fairness.duringExports.nonOk) problems.push(`isolation: ${fairness.duringExports.errors} errors, ${fairness.duringExports.nonOk} non-200 during exports`);
     progress(`isolation: p99 alone ${fairness.alone.p99Ms.toFixed(1)} ms, during exports ${fairness.duringExports.p99Ms.toFixed(1)} ms`);
 
+    // 2g. Scraper page views with 1,000,000 download records.
+    progress('page views: before and after 1,000,000 download records');
+    const bigScraper = (await siphon.store.findScraper('bench', 'big'))!;
+    const { statuses: pageStatuses, ...pageViews } = await measurePageViews({
+      client, base: siphon.base, page: 'bench/big', store: siphon.store, records: 1_000_000,
+      template: {
+        scraperId: bigScraper.id, accountId: bigScraper.owner.id, keyId: 1, format: 'json', query: 'select 1',
+        status: 200, rows: 1, bytes: 10, durationMs: 1,
+      },
+    });
+    if (pageStatuses.some((st) => st !== 200)) problems.push(`page views: statuses ${[...new Set(pageStatuses)].join(', ')}`);
+    progress(`page views: median ${pageViews.before.medianMs.toFixed(1)} ms before, ${pageViews.after.medianMs.toFixed(1)} ms after (records written in ${pageViews.recordMs.toFixed(0)} ms)`);
+
     // 2c. Time to first byte of a query whose first row needs a sort of the whole table.
     const db = new Database(served, { readonly: true, fileMustExist: true });
     inProcessFirstRow(db, firstRowSql); // warm-up
@@ -216,6 +230,7 @@ async function main(): Promise<void> {
         ratioRps: siphonLoad.perSecond / baseLoad.perSecond, ratioP50: siphonLoad.p50Ms / baseLoad.p50Ms, ratioP99: siphonLoad.p99Ms / baseLoad.p99Ms,
       },
       fairness,
+      pageViews,
       firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc), ratio: median(ttfb) / median(inProc), siphonRunsMs: ttfb, inProcessRunsMs: inProc },
       killRespawn: {
         sql: runawaySql, queryTimeoutMs: killTimeoutMs, queryProcesses: 1,

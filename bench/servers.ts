@@ -18,6 +18,7 @@ export interface BenchServer {
   base: string;
   config: Config;
   catalog: Catalog;
+  store: SqliteStore;
   pool: QueryPool;
   close(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export async function startSiphon(overrides: Partial<Config> & { dataDir: string
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    config, catalog, pool: service.pool,
+    config, catalog, store, pool: service.pool,
     async close() {
       await service.close();
       await store.close();

@@ -40,6 +40,8 @@ export interface Config {
   maxQueryChars: number;
   /** Largest database accepted by a publish over HTTP (PUT …/data.sqlite); larger bodies get 413. */
   maxPublishBytes: number;
+  /** Downloads waiting to be written (while the disk is full, say); once this many wait, the data API answers 503. */
+  maxPendingDownloads: number;
   logLevel: string;
   /**
    * Where clients reach the service (`https://data.example.org`), for the absolute URLs in Atom feeds.
@@ -75,6 +77,8 @@ export const defaults = {
   maxQueryChars: 100_000,
   // A publish needs twice this on disk for a moment (the upload and its imported copy).
   maxPublishBytes: 512 * 1024 * 1024,
+  // A few seconds of downloads at full speed (~4,000 a second, bench) and a few MB of memory.
+  maxPendingDownloads: 10_000,
   logLevel: 'info',
 } as const;
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import path from 'node:path';
+import { DownloadRecorder } from './downloads/recorder.js';
 import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
@@ -14,9 +15,10 @@ export interface RunningService {
   app: FastifyInstance;
   pool: QueryPool;
   previews: TablePreviews;
+  recorder: DownloadRecorder;
   /** http://host:port actually listened on (the port is chosen when config.port is 0). */
   base: string;
-  /** Finishes the requests in flight, then stops the query processes. The store stays open. */
+  /** Finishes the requests in flight, writes their downloads, then stops the query processes. The store stays open. */
   close(): Promise<void>;
 }
 
@@ -65,8 +67,13 @@ export async function startService(
   }
   const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
   const previews = new TablePreviews(previewPool);
+  const recorder = new DownloadRecorder(store, {
+    maxPending: config.maxPendingDownloads,
+    // The server's log, built just below; the recorder logs only once downloads come in.
+    log: { error: (details, message) => app.log.error(details, message), info: (details, message) => app.log.info(details, message) },
+  });
   const stopping = new AbortController();
-  const app = buildServer({ config, store, pool, previews, rateLimiter, stopping: stopping.signal, logStream });
+  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logStream });
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   await app.listen({ host: config.host, port: config.port });
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
@@ -76,6 +83,7 @@ export async function startService(
     app,
     pool,
     previews,
+    recorder,
     base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
     async close() {
       // A publish would hold the server open for as long as its import runs, which may be for ever.
@@ -89,6 +97,8 @@ export async function startService(
       } finally {
         clearInterval(dropIdle);
       }
+      // Every request has ended, so every download is queued.
+      await recorder.close();
       await Promise.all([pool.close(), previewPool.close()]);
     },
   };

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer } from './helpers/browser.js';
+import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { dataUrl, type TestServer } from './helpers/server.js';
 
@@ -34,7 +35,7 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     await server?.close();
   });
 
-  test('the download count and the chart go up after API calls, on the next page load', async (t) => {
+  test('the download count and the chart go up after API calls, on a page load once they are written', async (t) => {
     const { page, errors } = await openPage(browser);
     const url = `${server.base}/alice/planning`;
     const read = async () => ({
@@ -54,7 +55,11 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     for (const [format, query] of [['json', 'select 1'], ['csv', 'select title from data'], ['json', 'select * from nope']]) {
       await fetch(dataUrl(server.base, 'alice/planning', format!, { query: query! }), { headers: { 'x-api-key': key } });
     }
-    await page.reload();
+    // Downloads are written in batches, a moment after each call: reload until they are in.
+    await waitFor(async () => {
+      await page.reload();
+      return (await read()).total >= before.total + 3;
+    }, 5000);
     const later = await read();
     assert.equal(later.total, before.total + 3);
     assert.match(later.text ?? '', /Downloaded 3 times by/);

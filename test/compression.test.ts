@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import zlib from 'node:zlib';
 import { readDownloads } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 
 interface Raw {
   status: number;
@@ -171,7 +171,7 @@ describe('every format, gzip and br', () => {
   });
 
   test('downloads record the bytes of the body before compression', async () => {
-    const from = readDownloads(server.dataDir).length;
+    const from = (await writtenDownloads(server)).length;
     const plain = await get(url('csv', { query: thingsQuery }));
     const packed = await get(url('csv', { query: thingsQuery }), { 'accept-encoding': 'gzip' });
     const rows = await downloadsFrom(server, from, 2);
@@ -232,7 +232,7 @@ describe('streaming under compression', () => {
     // Rows stream out, then abs() overflows on the last row: SQLite fails mid-result.
     const failing = 'select id, t, case when id = 200000 then abs(-9223372036854775808) else 0 end as boom from big';
     for (const coding of ['gzip', 'br']) {
-      const from = readDownloads(server.dataDir).length;
+      const from = (await writtenDownloads(server)).length;
       const res = await get(url('json', { query: failing }), { 'accept-encoding': coding });
       assert.equal(res.status, 200);
       assert.equal(res.headers['content-encoding'], coding);
@@ -264,7 +264,7 @@ describe('streaming under compression', () => {
   });
 
   test('a paused client pauses the query process through the compressor', async () => {
-    const from = readDownloads(server.dataDir).length;
+    const from = (await writtenDownloads(server)).length;
     const res = await request(url('json', { query: fastRows }), { 'accept-encoding': 'gzip' });
     assert.equal(res.headers['content-encoding'], 'gzip');
     // Read nothing. Once the buffers between query and client are full (well within the first
@@ -294,7 +294,7 @@ describe('streaming under compression', () => {
     const { key: singleKey } = await single.catalog.addUser('alice');
     await single.catalog.addScraper('alice/mixed', dataFile, { isPrivate: false, description: '' });
     for (const coding of ['gzip', 'br']) {
-      const from = readDownloads(single.dataDir).length;
+      const from = (await writtenDownloads(single)).length;
       const res = await request(dataUrl(single.base, 'alice/mixed', 'ndjson', { key: singleKey, query: fastRows }),
         { 'accept-encoding': coding });
       for await (const chunk of res) if ((chunk as Buffer).length > 0) break;

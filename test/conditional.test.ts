@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { readDownloads } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 
 /** An endless single SQLite step: it can only end at the time limit, with 400. */
 const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
@@ -188,7 +188,7 @@ describe('If-Modified-Since', () => {
 
 describe('a 304 is a download, and is decided before anything runs', () => {
   test('recorded with status 304, no rows and no bytes; the query is not run', async () => {
-    const from = readDownloads(server.dataDir).length;
+    const from = (await writtenDownloads(server)).length;
     // The runaway could only end at the time limit (400): a 304 proves it never ran.
     const { res, body } = await get({ query: runaway }, { 'if-none-match': '*' });
     assert.equal(res.status, 304);

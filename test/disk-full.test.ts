@@ -4,52 +4,36 @@
  * folder is a small tmpfs, so the disk really fills (mounting needs root, as in CI; skipped otherwise).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listFiles } from './helpers/cli.js';
-import { tempDir } from './helpers/fixture-db.js';
+import { SmallDisk } from './helpers/small-disk.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { putBody, readVersion, versionDb } from './helpers/upload.js';
 
-const mountPoint = tempDir('siphon-full-disk-');
-const mounted = (() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const disk = new SmallDisk('4m');
 
-describe('a full disk', { skip: mounted ? false : 'cannot mount a small tmpfs here (needs root)' }, () => {
+describe('a full disk', { skip: disk.skip }, () => {
   let server: TestServer;
   let key: string;
 
   before(async () => {
-    const dataDir = path.join(mountPoint, 'data');
+    disk.assertMounted();
+    const dataDir = path.join(disk.path, 'data');
     mkdirSync(dataDir);
     server = await startServer({ dataDir });
     ({ key } = await server.catalog.addUser('alice'));
     await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
   });
-
-  /** Fills the disk until about `kb` KB are left. */
-  function leaveFree(kb: number): void {
-    const filler = path.join(mountPoint, 'filler');
-    rmSync(filler, { force: true });
-    const { bavail, bsize } = statfsSync(mountPoint);
-    writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - kb * 1024)));
-  }
   after(async () => {
-    await server.close();
-    execFileSync('umount', [mountPoint]);
+    await server?.close();
+    disk.unmount();
   });
 
   for (const [what, kb] of [['no room for the upload', 150], ['room for the upload but not for its import', 900]] as const) {
     test(`${what}: 507, the old data keeps serving and no file is left behind`, async () => {
-      leaveFree(kb);
+      disk.leaveFree(kb);
       await publishRefused();
     });
   }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { formatNames } from '../src/formats/index.js';
 import { hashKey } from '../src/keys.js';
-import { readDownloads } from './helpers/cli.js';
+import { readDownloads, waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { repoRoot } from './helpers/paths.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
@@ -41,6 +41,8 @@ before(async () => {
   // planning: 3 downloads (bob 2, alice 1); weather: 1.
   for (const key of [bobKey, bobKey, aliceKey]) await get(dataUrl(server.base, 'alice/planning', 'json', { key, query: 'select 1' }));
   await get(dataUrl(server.base, 'bob/weather', 'json', { key: aliceKey, query: 'select 1' }));
+  // Downloads are written in batches, within a moment.
+  await waitFor(() => readDownloads(server.dataDir).length === 4, 5000);
 });
 after(() => server.close());
 
@@ -124,19 +126,19 @@ test('the preview is not a download, and a page load shows a download made a mom
   assert.equal(readDownloads(server.dataDir).length, before, 'viewing the page (and its previews) records nothing');
   assert.match(first.text, /Downloaded <strong data-downloads="1">/);
   await get(dataUrl(server.base, 'bob/weather', 'csv', { key: bobKey, query: 'select 1' }));
-  assert.match((await page('/bob/weather')).text, /Downloaded <strong data-downloads="2">2 times/);
+  // Downloads are written in the order they end: once this one shows, a download by the page would too.
+  await waitFor(async () => /Downloaded <strong data-downloads="2">2 times/.test((await page('/bob/weather')).text), 5000);
+  assert.equal(readDownloads(server.dataDir).length, before + 1, 'the page recorded no download');
 });
 
 test('the chart has a bar for each of the last 90 days (UTC), ending today, with that day\'s downloads', async () => {
   const scraper = (await server.store.findScraper('alice', 'small'))!;
   const key = (await server.store.findKey(hashKey(aliceKey)))!;
   const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 60 * 60 * 1000).toISOString();
-  for (const at of [daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)]) {
-    await server.store.recordDownload({
-      scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at, format: 'json', query: 'select 1',
-      status: 200, rows: 1, bytes: 10, durationMs: 1,
-    });
-  }
+  await server.store.recordDownloads([daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) => ({
+    scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at, format: 'json', query: 'select 1',
+    status: 200, rows: 1, bytes: 10, durationMs: 1,
+  })));
   const { text } = await page('/alice/small');
   const bars = [...text.matchAll(/data-day="([\d-]+)" data-count="(\d+)"/g)].map(([, day, n]) => ({ day: day!, count: Number(n) }));
   assert.equal(bars.length, 90);

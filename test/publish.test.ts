@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { addUser, freePort, listFiles, readDownloads, runCli, runCliOk, startServe } from './helpers/cli.js';
+import { addUser, freePort, listFiles, runCli, runCliOk, startServe } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { assertReadsWholeDuringPublishes } from './helpers/read-during-publish.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { publishUrl, putBody, putChunked, readVersion, versionDb as version } from './helpers/upload.js';
 
 interface Published {
@@ -124,12 +124,12 @@ describe('a publish while others read', () => {
 });
 
 test('a publish is not a download; it is logged with the scraper, account and version, never the key', async () => {
-  const downloads = readDownloads(server.dataDir).length;
+  const downloads = (await writtenDownloads(server)).length;
   const res = await put('alice/plants', readFileSync(version(8)), {}, `?key=${aliceKey}`);
   assert.equal(res.status, 200);
   const refused = await put('alice/plants', Buffer.from('not a database'), { 'x-api-key': aliceKey });
   assert.equal(refused.status, 400);
-  assert.equal(readDownloads(server.dataDir).length, downloads);
+  assert.equal((await writtenDownloads(server)).length, downloads);
 
   const lines = server.logs().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   const published = lines.filter((l) => l.msg === 'data published' && l.scraper === 'alice/plants');

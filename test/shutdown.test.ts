@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { before, describe, test } from 'node:test';
-import { addUser, freePort, openMeta, readDownloads, runCliOk, startServe, waitFor, type DownloadRow, type ServeProcess } from './helpers/cli.js';
+import { addUser, countRows, freePort, openMeta, readDownloads, runCliOk, startServe, waitFor, type DownloadRow, type ServeProcess } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl } from './helpers/server.js';
 
@@ -184,6 +184,25 @@ describe('SIGTERM under load', () => {
     assert.equal(total, served.length,
       `downloads vs responses served in full (${refused.length} refused with 503, ${outcomes.length - received.length} failed)`);
   });
+});
+
+test('SIGTERM writes every download still waiting for its batch', async (t) => {
+  const { dataDir, key } = await setUp();
+  const server = await serve(dataDir);
+  t.after(() => { server.child.kill('SIGKILL'); }); // does nothing once it has exited
+  const sql = Array.from({ length: 40 }, (_, i) => `select ${i} as id`);
+  const statuses = await Promise.all(sql.map(async (query) => {
+    const res = await fetch(dataUrl(server.base, 'alice/numbers', 'json', { key, query }));
+    await res.arrayBuffer();
+    return res.status;
+  }));
+  assert.deepEqual(statuses, sql.map(() => 200));
+  // At once: downloads are written in batches a tenth of a second apart, so some are still waiting.
+  const writtenBefore = countRows(dataDir).downloads;
+  server.child.kill('SIGTERM');
+  assert.deepEqual(await withTimeout(server.exited, 10_000, 'stopping'), { code: 0, signal: null }, server.stderr());
+  t.diagnostic(`${sql.length - writtenBefore} of ${sql.length} downloads were waiting to be written at the signal`);
+  assert.deepEqual(readDownloads(dataDir).map((r) => r.query).sort(), [...sql].sort());
 });
 
 test('SIGKILL under load: siphon.db opens afterwards and keeps the downloads recorded until shortly before', async () => {

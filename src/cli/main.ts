@@ -24,7 +24,8 @@ const usage = `Usage: siphon [--data-dir DIR] <command>
 Limit flags of serve (README "Limits" says what each bounds):
   --query-timeout SECONDS  --max-response-seconds SECONDS  --queue-timeout SECONDS
   --import-timeout SECONDS  --query-processes N  --long-queries N  --queue-limit N
-  --key-concurrency N  --key-queue N  --rate-limit PER_MINUTE (0: off)  --max-publish-mb N
+  --key-concurrency N  --key-queue N  --rate-limit PER_MINUTE (0: off)  --max-pending-downloads N
+  --max-publish-mb N
   --query-memory-mb N  --query-temp-mb N  --spool-response-mb N  --spool-total-mb N
 
 The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT
@@ -50,6 +51,7 @@ const limitFlags = {
   'queue-limit': { key: 'queueLimit', unit: 'count', factor: 1 },
   'key-concurrency': { key: 'keyConcurrency', unit: 'count', factor: 1 },
   'key-queue': { key: 'keyQueue', unit: 'count', factor: 1 },
+  'max-pending-downloads': { key: 'maxPendingDownloads', unit: 'count', factor: 1 },
   'rate-limit': { key: 'rateLimitPerMinute', unit: 'count', factor: 1, zeroOff: true },
   'max-publish-mb': { key: 'maxPublishBytes', unit: 'megabytes', factor: 2 ** 20 },
   'query-memory-mb': { key: 'queryMemoryMb', unit: 'megabytes', factor: 1 },

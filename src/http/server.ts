@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
+import type { DownloadRecorder } from '../downloads/recorder.js';
 import { errors, SiphonError } from '../errors.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { QueryPool } from '../pool/pool.js';
@@ -24,6 +25,7 @@ export interface ServerDeps {
   rateLimiter?: RateLimiter;
   /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
   stopping: AbortSignal;
+  recorder: DownloadRecorder;
   /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
   logStream?: NodeJS.WritableStream;
 }

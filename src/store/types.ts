@@ -58,6 +58,7 @@ export interface DownloadRecord {
   scraperId: number;
   accountId: number;
   keyId: number;
+  /** When it ended, as an ISO timestamp in UTC (`toISOString()`): its first 10 characters are its day. */
   at: string;
   format: string;
   query: string | null;
@@ -97,16 +98,27 @@ export interface Store {
   findAccount(name: string): Promise<Account | undefined>;
   /** Stores a key by its hash; the key itself is never stored. */
   addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void>;
+  /**
+   * Sees every change committed before the call, by any process (the CLI included): a key revoked
+   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change.
+   */
   findKey(keyHash: string): Promise<ApiKey | undefined>;
   /** Returns false when no such key exists. */
   revokeKey(keyHash: string): Promise<boolean>;
 
   addScraper(scraper: NewScraper): Promise<Scraper>;
+  /** Sees every change committed before the call, by any process, as findKey does: new data is read at once. */
   findScraper(owner: string, name: string): Promise<Scraper | undefined>;
   /** Points the scraper at new data, in one step; returns the data it replaced and the new version. */
   replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
 
-  recordDownload(download: DownloadRecord): Promise<void>;
+  /**
+   * Records downloads, and counts them in the totals the three reads below use, all in one step:
+   * when it throws, none of them was recorded and the same records can be given again.
+   */
+  recordDownloads(downloads: readonly DownloadRecord[]): Promise<void>;
+  // Pages make these reads, so they read totals kept as downloads are recorded: their cost depends on
+  // the number of scrapers, accounts and days, never on the number of downloads.
   downloadStats(scraperId: number): Promise<DownloadStats>;
   /** Public scrapers only, most downloaded first, then most recently updated. */
   listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;

@@ -175,9 +175,9 @@ export function countRows(dataDir: string): { accounts: number; api_keys: number
 }
 
 /** Polls `check` until it holds; fails after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
+import type { DownloadRecorder } from '../../src/downloads/recorder.js';
 import type { QueryPool } from '../../src/pool/pool.js';
 import type { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { readDownloads, type DownloadRow } from './cli.js';
 import { makeDb, tempDir } from './fixture-db.js';
 
 export interface TestServer {
@@ -16,6 +18,7 @@ export interface TestServer {
   catalog: Catalog;
   pool: QueryPool;
   previews: TablePreviews;
+  recorder: DownloadRecorder;
   /** Everything the server logged so far, one JSON line each. */
   logs(): string;
   close(): Promise<void>;
@@ -34,7 +37,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    dataDir, config, store, catalog, pool: service.pool, previews: service.previews,
+    dataDir, config, store, catalog, pool: service.pool, previews: service.previews, recorder: service.recorder,
     logs: () => logText,
     async close() {
       await service.close();
@@ -61,4 +64,13 @@ export async function addBigScraper(server: TestServer, fullName: string): Promi
 export async function addTinyScraper(server: TestServer, fullName: string): Promise<void> {
   const db = makeDb(server.dataDir, `${fullName.replace('/', '-')}.sqlite`, 'create table n (x integer); insert into n values (1);');
   await server.catalog.addScraper(fullName, db, { isPrivate: false, description: '' });
+}
+
+/**
+ * Every download recorded so far, once those of the calls already answered are written: the server
+ * writes them in batches, a moment after each call.
+ */
+export async function writtenDownloads(server: TestServer): Promise<DownloadRow[]> {
+  await server.recorder.flush();
+  return readDownloads(server.dataDir);
 }

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
+import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
@@ -61,13 +62,14 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
  * download) → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is
  * current → queue it fairly and run it in a query process (429/503 when the key or the service is
  * too busy; 400 on SQL errors and the limits) → stream, compressed if asked → record the download.
- * Every call that gets past the rate limit is a download, a 304 too.
+ * Every call that gets past the rate limit is a download, a 304 too, unless downloads cannot be
+ * recorded: then it is refused (503) before anything runs.
  */
 export function dataRoutes(
   app: FastifyInstance,
-  deps: { config: Config; store: Store; pool: QueryPool; rateLimiter?: RateLimiter },
+  deps: { config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter },
 ): void {
-  const { config, store, pool, rateLimiter } = deps;
+  const { config, store, pool, recorder, rateLimiter } = deps;
 
   async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
@@ -83,6 +85,8 @@ export function dataRoutes(
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
       scraper = await findPublicScraper(store, owner, scraperName);
+      // Nothing is served that could not be recorded: a refused call is not a download.
+      recorder.assertAccepting();
       rate = await rateLimiter?.take(String(key.id));
       if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
@@ -129,11 +133,11 @@ export function dataRoutes(
       const error: SiphonError = sendError(reply, err, jsonp);
       status = error.status;
     } finally {
-      await store.recordDownload({
+      recorder.record({
         scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
         format: jsonp ? 'jsonp' : (format?.name ?? formatName), query: sql, status, rows, bytes,
         durationMs: performance.now() - startedAt,
-      }).catch((err: unknown) => request.log.error({ err }, 'could not record download'));
+      });
     }
   }
 

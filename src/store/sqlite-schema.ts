@@ -1,0 +1,93 @@
+import type Database from 'better-sqlite3';
+
+/** The tables every version has. `if not exists`, so it also runs on files made before versions were kept. */
+const baseSchema = `
+create table if not exists accounts (
+  id integer primary key,
+  name text not null unique collate nocase,
+  created_at text not null
+);
+create table if not exists api_keys (
+  id integer primary key,
+  account_id integer not null references accounts(id),
+  hash text not null unique,
+  read_only integer not null default 0,
+  created_at text not null,
+  revoked_at text
+);
+create table if not exists scrapers (
+  id integer primary key,
+  owner_id integer not null references accounts(id),
+  name text not null collate nocase,
+  description text not null default '',
+  private integer not null default 0,
+  data_file text not null,
+  data_version integer not null,
+  tables_json text not null,
+  size_bytes integer not null,
+  created_at text not null,
+  updated_at text not null,
+  unique (owner_id, name)
+);
+create table if not exists downloads (
+  id integer primary key,
+  scraper_id integer not null references scrapers(id),
+  account_id integer not null references accounts(id),
+  key_id integer not null references api_keys(id),
+  at text not null,
+  format text not null,
+  query text,
+  status integer not null,
+  rows integer,
+  bytes integer not null,
+  duration_ms real not null
+);
+`;
+
+/**
+ * Migration i takes a file from `PRAGMA user_version` i to i + 1. Files made before versions were
+ * kept are version 0. Append only: a migration that has shipped never changes.
+ */
+const migrations: string[] = [
+  // 1: download counts kept as downloads are recorded, so a page costs the same with 10 downloads or
+  // 10 million: per scraper and account (who downloaded, the totals) and per scraper and UTC day (the
+  // chart). `at` is an ISO timestamp in UTC, so its first 10 characters are its UTC day. The indexes
+  // on downloads only served the counts that these tables replace; dropping them makes each insert cheaper.
+  `
+  create table download_totals (
+    scraper_id integer not null references scrapers(id),
+    account_id integer not null references accounts(id),
+    count integer not null,
+    primary key (scraper_id, account_id)
+  ) without rowid;
+  create table download_days (
+    scraper_id integer not null references scrapers(id),
+    day text not null,
+    count integer not null,
+    primary key (scraper_id, day)
+  ) without rowid;
+  insert into download_totals (scraper_id, account_id, count)
+    select scraper_id, account_id, count(*) from downloads group by scraper_id, account_id;
+  insert into download_days (scraper_id, day, count)
+    select scraper_id, substr(at, 1, 10), count(*) from downloads group by scraper_id, substr(at, 1, 10);
+  drop index if exists downloads_by_scraper;
+  drop index if exists downloads_by_scraper_time;
+  `,
+];
+
+/**
+ * Brings the file to the current schema. Each migration runs in a write transaction of its own
+ * that checks the version again, so a server and a CLI opening an old file at the same moment
+ * migrate it once.
+ */
+export function migrate(db: Database.Database): void {
+  db.exec(baseSchema);
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  for (let target = version() + 1; target <= migrations.length; target++) {
+    db.transaction(() => {
+      if (version() >= target) return;
+      db.exec(migrations[target - 1]!);
+      db.pragma(`user_version = ${target}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from './fixture-db.js';
+
+/**
+ * A small tmpfs, so that a test really fills the disk. Mounting needs root, as in CI; elsewhere
+ * `skip` says why the test is skipped, unless SIPHON_REQUIRE_ROOT=1 makes that a failure instead.
+ */
+export class SmallDisk {
+  readonly path = tempDir('siphon-full-disk-');
+  readonly skip: string | false;
+  private readonly mountError: string | undefined;
+  private readonly filler = path.join(this.path, 'filler');
+
+  constructor(size: string) {
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', this.path], { stdio: 'pipe' });
+    } catch (err) {
+      this.mountError = String((err as { stderr?: Buffer }).stderr ?? err).trim();
+    }
+    this.skip = this.mountError === undefined || process.env.SIPHON_REQUIRE_ROOT === '1'
+      ? false
+      : `cannot mount a small tmpfs here (needs root): ${this.mountError}; set SIPHON_REQUIRE_ROOT=1 to make this a failure`;
+  }
+
+  /** Fails when the disk could not be mounted (reached only when SIPHON_REQUIRE_ROOT=1). */
+  assertMounted(): void {
+    if (this.mountError !== undefined) throw new Error(`SIPHON_REQUIRE_ROOT=1 but a tmpfs cannot be mounted: ${this.mountError}`);
+  }
+
+  /** Fills the disk until about `kb` KB are left. */
+  leaveFree(kb: number): void {
+    this.free();
+    const { bavail, bsize } = statfsSync(this.path);
+    writeFileSync(this.filler, Buffer.alloc(Math.max(0, bavail * bsize - kb * 1024)));
+  }
+
+  /** Gives back the room `leaveFree` took. */
+  free(): void {
+    rmSync(this.filler, { force: true });
+  }
+
+  unmount(): void {
+    if (this.mountError === undefined) execFileSync('umount', [this.path]);
+  }
+}
