@@ -25,8 +25,7 @@ Limit flags of serve (README "Limits" says what each bounds):
   --query-timeout SECONDS  --max-response-seconds SECONDS  --queue-timeout SECONDS
   --import-timeout SECONDS  --query-processes N  --long-queries N  --queue-limit N
   --key-concurrency N  --key-queue N  --rate-limit PER_MINUTE (0: off)  --max-pending-downloads N
-  --max-publish-mb N
-  --query-memory-mb N  --query-temp-mb N  --spool-response-mb N  --spool-total-mb N
+  --max-publish-mb N  --query-memory-mb N  --query-temp-mb N  --spool-response-mb N  --spool-total-mb N
 
 The data folder is --data-dir, else $SIPHON_DATA_DIR, else ./data. serve also reads $PORT
 and $SIPHON_PUBLIC_URL (the address clients use, for absolute URLs in Atom feeds).
