@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, statfsSync } from 'node:fs';
+import { statfsSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -8,6 +7,7 @@ import { errorForQuery, QueryFailed } from '../src/errors.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { runCli, waitFor } from './helpers/cli.js';
+import { SmallDisk } from './helpers/small-disk.js';
 
 let server: TestServer;
 let key: string;
@@ -20,6 +20,8 @@ before(async () => {
 after(() => server.close());
 
 const url = (query: string, format = 'json', k = key) => dataUrl(server.base, 'alice/big', format, { key: k, query });
+
+const tempDisk = new SmallDisk('48m');
 
 test('every data response of a key carries RateLimit-* headers; past the limit, 429 with Retry-After', async () => {
   const limited = await startServer({ queryProcesses: 1, rateLimitPerMinute: 3 });
@@ -123,17 +125,13 @@ test('start-up gives up with a message when query processes cannot start', async
   assert.ok(Date.now() - started < 30_000, 'within 30 s');
 });
 
-test('a temp-file bomb fails with SIPHON_ERR_QUERY_RESOURCES and never fills the disk', async (t) => {
-  if (process.getuid?.() !== 0) {
-    if (process.env.SIPHON_REQUIRE_ROOT) assert.fail('needs root to mount a tmpfs');
-    t.skip('needs root to mount a tmpfs');
-    return;
-  }
+test('a temp-file bomb fails with SIPHON_ERR_QUERY_RESOURCES and never fills the disk', { skip: tempDisk.skip }, async (t) => {
+  tempDisk.assertMounted();
+  t.after(() => tempDisk.unmount());
+  // The query processes' temporary folder is the small disk.
   const dataDir = tempDir();
   const tmp = path.join(dataDir, 'tmp');
-  mkdirSync(tmp);
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', tmp]);
-  t.after(() => execFileSync('umount', ['-l', tmp]));
+  symlinkSync(tempDisk.path, tmp);
   const small = await startServer({ dataDir, queryProcesses: 1, queryTempMb: 16, queryTimeoutMs: 30_000 });
   try {
     const { key: k } = await small.catalog.addUser('bomber');

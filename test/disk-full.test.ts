@@ -4,12 +4,11 @@
  * folder is a small tmpfs, so the disk really fills (mounting needs root, as in CI; skipped otherwise).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { listFiles } from './helpers/cli.js';
 import { SmallDisk } from './helpers/small-disk.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import type { TestServer } from './helpers/server.js';
 import { putBody, readVersion, versionDb } from './helpers/upload.js';
 
 const disk = new SmallDisk('4m');
@@ -19,12 +18,7 @@ describe('a full disk', { skip: disk.skip }, () => {
   let key: string;
 
   before(async () => {
-    disk.assertMounted();
-    const dataDir = path.join(disk.path, 'data');
-    mkdirSync(dataDir);
-    server = await startServer({ dataDir });
-    ({ key } = await server.catalog.addUser('alice'));
-    await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
+    ({ server, key } = await disk.startServer());
   });
   after(async () => {
     await server?.close();

@@ -5,14 +5,11 @@
  * small tmpfs, so the disk really fills.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { errors } from '../src/errors.js';
 import { readDownloads, waitFor } from './helpers/cli.js';
 import { SmallDisk } from './helpers/small-disk.js';
-import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
-import { versionDb } from './helpers/upload.js';
+import { dataUrl, writtenDownloads, type TestServer } from './helpers/server.js';
 
 const disk = new SmallDisk('4m');
 /** A backlog this small fills in a few calls. */
@@ -23,12 +20,7 @@ describe('downloads on a full disk', { skip: disk.skip }, () => {
   let key: string;
 
   before(async () => {
-    disk.assertMounted();
-    const dataDir = path.join(disk.path, 'data');
-    mkdirSync(dataDir);
-    server = await startServer({ dataDir, maxPendingDownloads });
-    ({ key } = await server.catalog.addUser('alice'));
-    await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
+    ({ server, key } = await disk.startServer({ maxPendingDownloads }));
   });
   after(async () => {
     await server?.close();

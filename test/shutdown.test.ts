@@ -32,8 +32,8 @@ async function setUp(): Promise<{ dataDir: string; key: string }> {
  * Starts serve on a port chosen here rather than with --port 0, which Siphon currently refuses
  * (see cli.test.ts): this file tests stopping, not port selection.
  */
-async function serve(dataDir: string): Promise<ServeProcess> {
-  return startServe(['--port', String(await freePort())], { dataDir });
+async function serve(dataDir: string, flags: string[] = []): Promise<ServeProcess> {
+  return startServe(['--port', String(await freePort()), ...flags], { dataDir });
 }
 
 /**
@@ -188,7 +188,8 @@ describe('SIGTERM under load', () => {
 
 test('SIGTERM writes every download still waiting for its batch', async (t) => {
   const { dataDir, key } = await setUp();
-  const server = await serve(dataDir);
+  // All 40 calls at once, from one key: its queue must hold them (2 run, the rest wait their turn).
+  const server = await serve(dataDir, ['--key-queue', '40']);
   t.after(() => { server.child.kill('SIGKILL'); }); // does nothing once it has exited
   const sql = Array.from({ length: 40 }, (_, i) => `select ${i} as id`);
   const statuses = await Promise.all(sql.map(async (query) => {

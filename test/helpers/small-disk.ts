@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../../src/config.js';
 import { tempDir } from './fixture-db.js';
+import { startServer, type TestServer } from './server.js';
+import { versionDb } from './upload.js';
 
 /**
  * A small tmpfs, so that a test really fills the disk. Mounting needs root, as in CI; elsewhere
@@ -39,6 +42,17 @@ export class SmallDisk {
   /** Gives back the room `leaveFree` took. */
   free(): void {
     rmSync(this.filler, { force: true });
+  }
+
+  /** A server whose data folder is on this disk, with the account alice and her scraper alice/plants (version 1). */
+  async startServer(overrides: Partial<Config> = {}): Promise<{ server: TestServer; key: string }> {
+    this.assertMounted();
+    const dataDir = path.join(this.path, 'data');
+    mkdirSync(dataDir);
+    const server = await startServer({ ...overrides, dataDir });
+    const { key } = await server.catalog.addUser('alice');
+    await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
+    return { server, key };
   }
 
   unmount(): void {
