@@ -96,7 +96,8 @@ export function streamResponse(
         res.once('drain', () => {
           clearInterval(idleTimer);
           // Resuming from setImmediate, not in 'drain' itself: 'drain' can fire from nextTick and a
-          // pump resumed there starves the event loop (measured: notes, section 6).
+          // pump resumed there starves the event loop (measured: other requests got no answer for the
+          // whole 2.6 s of a 1M-row stream).
           setImmediate(() => body.resume());
         });
       }

@@ -24,8 +24,9 @@ export function firstKeyword(sql: string): string {
 
 /**
  * The checks made before the SQL reaches SQLite. They must happen before `prepare()`: preparing a
- * PRAGMA already applies it (measured: notes, section 2). The query process then requires the
- * prepared statement to be a read-only reader, and `prepare()` refuses a second statement.
+ * PRAGMA already applies it (measured with better-sqlite3 12: preparing `PRAGMA hard_heap_limit=…`,
+ * never run, changed the limit). The query process then requires the prepared statement to be a
+ * read-only reader, and `prepare()` refuses a second statement.
  */
 export function checkSql(sql: string | undefined, maxChars: number): string {
   if (sql === undefined || sql.trim() === '') throw errors.queryMissing();
