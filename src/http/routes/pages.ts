@@ -11,6 +11,7 @@ import { notFoundPage } from '../../views/not-found-page.js';
 import { ownerPage } from '../../views/owner-page.js';
 import type { BuilderModel, BuilderState } from '../../views/query-builder.js';
 import { scraperPage } from '../../views/scraper-page.js';
+import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
 import { sendPage } from '../send-page.js';
 import { singleParam } from './params.js';
@@ -70,17 +71,19 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     const scraper = await store.findScraper(owner, name);
     if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`));
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
-    const left = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) left.abort(); };
-    reply.raw.once('close', onClose);
-    const [downloads, perDay, tablePreviews] = await Promise.all([
-      store.downloadStats(scraper.id),
-      store.downloadsPerDay(scraper.id, chartDays),
-      previews.get(scraper, left.signal),
-    ]);
-    sendPage(reply, 200, scraperPage({
-      scraper, downloads, perDay, previews: tablePreviews, builder: builderModel(request, config, scraper),
-    }));
+    const visitor = whileClientWaits(reply);
+    try {
+      const [downloads, perDay, tablePreviews] = await Promise.all([
+        store.downloadStats(scraper.id),
+        store.downloadsPerDay(scraper.id, chartDays),
+        previews.get(scraper, visitor.signal),
+      ]);
+      sendPage(reply, 200, scraperPage({
+        scraper, downloads, perDay, previews: tablePreviews, builder: builderModel(request, config, scraper),
+      }));
+    } finally {
+      visitor.done();
+    }
   });
 
   const docs = async (request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply) => {

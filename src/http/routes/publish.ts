@@ -8,6 +8,7 @@ import { importerWithLimits } from '../../scrapers/import-process.js';
 import { withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
+import { whileClientWaits } from '../client-waits.js';
 import { sendError } from '../send-error.js';
 import { singleParam } from './params.js';
 
@@ -37,19 +38,6 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
   if (key.readOnly) throw errors.keyReadOnly();
   if (!isOwner) throw errors.forbidden(`${scraper.owner.name}/${scraper.name}`);
   return scraper;
-}
-
-/**
- * Aborts when the client goes away before its answer: its import is not worth finishing. Call the
- * returned function once the answer is sent.
- */
-function whileClientWaits(reply: FastifyReply): { signal: AbortSignal; done: () => void } {
-  const left = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableEnded) left.abort(errors.badRequest(499, 'The client closed the connection before the publish was answered.'));
-  };
-  reply.raw.once('close', onClose);
-  return { signal: left.signal, done: () => reply.raw.off('close', onClose) };
 }
 
 /**
