@@ -10,6 +10,8 @@ export class SiphonError extends Error {
     message: string,
     /** Sent as `Retry-After`: when trying again may succeed. */
     readonly retryAfterSeconds?: number,
+    /** Sent as `Allow`: the methods the path does take (405). */
+    readonly allow?: readonly string[],
   ) {
     super(message);
     this.name = 'SiphonError';
@@ -41,8 +43,8 @@ export class QueryFailed extends Error {
   }
 }
 
-const make = (code: string, status: number, message: string, retryAfterSeconds?: number) =>
-  new SiphonError(code, status, message, retryAfterSeconds);
+const make = (code: string, status: number, message: string, retryAfterSeconds?: number, allow?: readonly string[]) =>
+  new SiphonError(code, status, message, retryAfterSeconds, allow);
 
 export const errors = {
   // 401: who is calling
@@ -84,8 +86,6 @@ export const errors = {
   queryProcessDied: () =>
     make('SIPHON_ERR_QUERY_RESOURCES', 400,
       'The query used more memory, temporary disk or other resources than a query may have and was stopped.'),
-  /** A malformed request Fastify itself refused (bad URL encoding, bad header…), with its own status. */
-  badRequest: (status: number, message: string) => make('SIPHON_ERR_BAD_REQUEST', status, message),
   callbackInvalid: () =>
     make('SIPHON_ERR_CALLBACK_INVALID', 400,
       'The callback must be a JavaScript identifier or dotted path (letters, digits, _ and $, not starting with a digit, at most 128 characters).'),
@@ -104,9 +104,41 @@ export const errors = {
   dataInvalid: (why: string) => make('SIPHON_ERR_DATA_INVALID', 400, why),
   dataTooLarge: (maxBytes: number) =>
     make('SIPHON_ERR_DATA_TOO_LARGE', 413, `The database is larger than the publish limit of ${maxBytes} bytes.`),
-  contentType: (sent: string) =>
-    make('SIPHON_ERR_CONTENT_TYPE', 415,
-      `Send the SQLite file as Content-Type: application/vnd.sqlite3 (application/x-sqlite3, application/octet-stream or none are accepted too), not ${JSON.stringify(sent.slice(0, 100))}.`),
+  /** `accepted` says what to send; what was sent is not echoed (the rule for every header). */
+  contentType: (accepted: string) =>
+    make('SIPHON_ERR_CONTENT_TYPE', 415, `The body's Content-Type is not one this endpoint reads. Send it as ${accepted}.`),
+
+  // The HTTP layer: requests that cannot be read as sent. No message echoes the request's URL,
+  // parameters or headers, which can hold a key.
+  urlInvalid: () =>
+    make('SIPHON_ERR_URL_INVALID', 400,
+      'The URL cannot be read: a % must be followed by two hex digits, and the percent-encoded bytes must be UTF-8.'),
+  urlTooLong: (maxBytes: number, maxSegmentChars: number) =>
+    make('SIPHON_ERR_URL_TOO_LONG', 414,
+      `The URL is too long: at most ${maxBytes} bytes, and ${maxSegmentChars} characters in a name between slashes. Send a longer query in a POST body.`),
+  headersTooLarge: (maxFieldBytes: number, maxHeadBytes: number) =>
+    make('SIPHON_ERR_HEADERS_TOO_LARGE', 431,
+      `The request's headers are too large: at most ${maxFieldBytes} bytes of header fields, and ${maxHeadBytes} bytes with the request line.`),
+  methodNotAllowed: (allow: readonly string[]) =>
+    make('SIPHON_ERR_METHOD_NOT_ALLOWED', 405, `This path does not take that method. Use ${allow.join(', ')}.`, undefined, allow),
+  requestTimeout: (seconds: number) =>
+    make('SIPHON_ERR_REQUEST_TIMEOUT', 408, `The request did not arrive in time: its headers took longer than ${seconds} s, or its body sent nothing for ${seconds} s.`),
+  malformedRequest: () =>
+    make('SIPHON_ERR_MALFORMED_REQUEST', 400,
+      'The request is not valid HTTP/1.1: its request line, a header or its chunked body could not be read.'),
+  expectationFailed: () =>
+    make('SIPHON_ERR_EXPECTATION', 417, 'The only Expect header understood is Expect: 100-continue.'),
+  hostInvalid: () =>
+    make('SIPHON_ERR_HOST_INVALID', 400, 'The Host header is missing or not a valid host[:port].'),
+  bodyTooLarge: (maxBytes: number) =>
+    make('SIPHON_ERR_BODY_TOO_LARGE', 413, `The request body is larger than the ${maxBytes} bytes accepted.`),
+  bodyInvalid: (why: string) => make('SIPHON_ERR_BODY_INVALID', 400, why),
+  bodyIncomplete: () => make('SIPHON_ERR_BODY_INCOMPLETE', 400, 'The request body ended before it was complete.'),
+  /** Never sent (the client is gone): logged as the outcome of a request whose client left first. */
+  clientClosed: () => make('SIPHON_ERR_CLIENT_CLOSED', 499, 'The client closed the connection before it was answered.'),
+  /** Anything else the HTTP layer refused below 500, with its status; the framework's message is not passed on. */
+  badRequest: (status: number) =>
+    make('SIPHON_ERR_BAD_REQUEST', status, 'The request cannot be handled as it was sent.'),
 
   // 429: one key asking too much, so that it cannot slow down everyone else
   keyBusy: (running: number, waiting: number) =>

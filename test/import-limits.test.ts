@@ -79,7 +79,7 @@ describe('an import is bounded', () => {
     client.abort();
     assert.equal(await put, 'left');
     await waitFor(() => refusals(patient).length > 0, 10_000);
-    assert.deepEqual(refusals(patient).at(-1), { code: 'SIPHON_ERR_BAD_REQUEST', status: 499 });
+    assert.deepEqual(refusals(patient).at(-1), { code: 'SIPHON_ERR_CLIENT_CLOSED', status: 499 });
     assert.deepEqual(importProcesses(), []);
     assert.deepEqual(await state(patient), before);
     assert.ok(!patient.logs().includes('"level":50'), 'nothing was logged as an error');

@@ -8,7 +8,7 @@ import { errors } from '../errors.js';
 export function whileClientWaits(reply: FastifyReply): { signal: AbortSignal; done: () => void } {
   const left = new AbortController();
   const onClose = () => {
-    if (!reply.raw.writableEnded) left.abort(errors.badRequest(499, 'The client closed the connection before it was answered.'));
+    if (!reply.raw.writableEnded) left.abort(errors.clientClosed());
   };
   reply.raw.once('close', onClose);
   return { signal: left.signal, done: () => reply.raw.off('close', onClose) };

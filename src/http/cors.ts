@@ -5,7 +5,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
  * X-API-Key header (morph.io had none, which left browsers with JSONP only). `*` is safe here:
  * a call is authorised by its key alone, never by cookies, so no credentials are involved.
  */
-export const corsAllowHeaders = 'X-API-Key, Authorization, If-None-Match, If-Modified-Since';
+export const corsAllowHeaders = 'X-API-Key, Authorization, If-None-Match, If-Modified-Since, Content-Type';
+/** A POST carries a long query, or keeps the key out of the URL. */
+export const corsAllowMethods = 'GET, HEAD, POST, OPTIONS';
 /** Headers a page's script may read besides the CORS-safelisted ones (Content-Type, Content-Length…). */
 export const corsExposeHeaders = 'Content-Disposition, ETag, Last-Modified';
 /** How long a browser may reuse a preflight answer; Chromium caps it at 2 hours. */
@@ -19,13 +21,13 @@ export const corsHeaders = {
 
 /**
  * The preflight a browser sends before a cross-origin GET with an X-API-Key or Authorization
- * header. It carries no key, so it is answered without one.
+ * header, or a POST of JSON. It carries no key, so it is answered without one.
  */
 export function corsPreflightRoutes(app: FastifyInstance): void {
   const preflight = async (_request: unknown, reply: FastifyReply) => {
     void reply.code(204).headers({
       ...corsHeaders,
-      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+      'access-control-allow-methods': corsAllowMethods,
       'access-control-allow-headers': corsAllowHeaders,
       'access-control-max-age': String(corsMaxAgeSeconds),
     }).send();

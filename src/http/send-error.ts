@@ -19,21 +19,35 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
 }
 
 /**
+ * The headers of every error answer: CORS too, so a page calling the API with fetch() can read why
+ * its call failed; never stored. `Retry-After` and `Allow` when the error says them.
+ */
+export function errorHeaders(error: SiphonError): Record<string, string> {
+  const headers: Record<string, string> = { ...corsHeaders, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error.allow) headers.allow = error.allow.join(', ');
+  return headers;
+}
+
+export const errorContentType = 'application/json; charset=utf-8';
+
+/** `{"error": "..."}`. Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too. */
+export function errorBody(error: SiphonError): string {
+  return `{"error":${jsonString(error.message)}}`;
+}
+
+/**
  * The one error body: `{"error": "..."}` as JSON whatever the format. A JSONP call gets 200 and the
  * error handed to its callback, because browsers do not run a script served with an error status.
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
-  // CORS too, so a page calling the API with fetch() can read why its call failed.
-  reply.headers(corsHeaders).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
-  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-  // Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too.
-  const message = jsonString(error.message);
+  void reply.headers(errorHeaders(error));
   if (jsonpCallback) {
     void reply.code(200).type(jsonpContentType)
-      .send(`/**/${jsonpCallback}({"error":${message},"status":${error.status}});`);
+      .send(`/**/${jsonpCallback}({"error":${jsonString(error.message)},"status":${error.status}});`);
   } else {
-    void reply.code(error.status).type('application/json; charset=utf-8').send(`{"error":${message}}`);
+    void reply.code(error.status).type(errorContentType).send(errorBody(error));
   }
   return error;
 }

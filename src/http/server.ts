@@ -1,13 +1,18 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import type { DownloadRecorder } from '../downloads/recorder.js';
-import { errors, SiphonError } from '../errors.js';
+import { errors } from '../errors.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { TablePreviews } from '../previews/table-previews.js';
 import type { Store } from '../store/types.js';
+import { ConnectionRefusals } from './connection-refusals.js';
 import { corsPreflightRoutes } from './cors.js';
+import { fromFramework, refusalFor } from './framework-errors.js';
+import { parseParams } from './query-string.js';
 import { redactUrl } from './redact.js';
+import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
+import { checkRequestHead } from './request-head.js';
 import { assetRoutes } from './routes/assets.js';
 import { dataRoutes } from './routes/data.js';
 import { healthRoutes } from './routes/health.js';
@@ -32,40 +37,71 @@ export interface ServerDeps {
 
 /**
  * Builds the HTTP service without listening, so tests can inject requests or listen on any port.
- * Keys are removed from every logged URL, and no header that can carry a key is logged.
+ * Keys are removed from every logged URL, and no header that can carry a key is logged. Whatever
+ * is refused, by Node's HTTP parser, Fastify or a route, is answered in Siphon's one shape.
  */
 export function buildServer(deps: ServerDeps): FastifyInstance {
+  const { config } = deps;
+  const limits = requestLimits(config.maxQueryChars);
   const logger: FastifyServerOptions['logger'] = {
-    level: deps.config.logLevel,
+    level: config.logLevel,
     ...(deps.logStream ? { stream: deps.logStream } : {}),
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
     },
   };
-  // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
-  const app = Fastify({ logger, return503OnClosing: false });
+  const refusals = new ConnectionRefusals({
+    maxHeadBytes: limits.maxHeadBytes, maxHeaderFieldBytes: limits.maxHeaderFieldBytes, headersTimeoutMs: config.clientIdleTimeoutMs,
+    refusalFor: (method, url) => refusalFor(app, method, url),
+    log: (details, message) => app.log.info(details, message),
+  });
+  const app: FastifyInstance = Fastify({
+    logger,
+    // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
+    return503OnClosing: false,
+    http: {
+      // Room for a URL holding SQL of the longest length, however it is encoded (request-limits.ts).
+      maxHeaderSize: limits.maxHeadBytes,
+      // Node answers a missing Host with an empty 400; checkRequestHead answers it in our shape.
+      requireHostHeader: false,
+      // How often Node looks for requests whose headers are late (headersTimeout, below).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, config.clientIdleTimeoutMs / 4)),
+    },
+    routerOptions: { maxParamLength: maxPathSegmentChars, querystringParser: parseParams },
+    clientErrorHandler: refusals.onClientError,
+    frameworkErrors: (err, _request, reply) => { sendError(reply, fromFramework(err, limits)); },
+  });
+  app.server.headersTimeout = config.clientIdleTimeoutMs;
+  refusals.attach(app.server);
+  // Request bodies are read by the routes that take one (a query's parameters, a published
+  // database), under their own limits and with errors of ours; Fastify's parsers stay out.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
-    sendError(reply.header('connection', 'close'), errors.unavailable());
-    return reply;
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      sendError(reply.header('connection', 'close'), errors.unavailable());
+      return reply;
+    }
+    checkRequestHead(request, limits);
   });
 
-  app.setNotFoundHandler((_request, reply) => {
-    sendError(reply, errors.routeNotFound());
+  app.setNotFoundHandler((request, reply) => {
+    sendError(reply, refusalFor(app, request.method, request.url));
   });
-  // Errors raised by Fastify itself (a malformed URL, a bad header…) are the client's when below 500.
-  app.setErrorHandler((err: Error & { statusCode?: number }, _request, reply) => {
-    const status = err.statusCode;
-    if (err instanceof SiphonError || status === undefined || status >= 500) sendError(reply, err);
-    else sendError(reply, errors.badRequest(status, err.message));
+  app.setErrorHandler((err, request, reply) => {
+    // A body left unread is not read just to be thrown away: the connection is closed instead.
+    if (!request.raw.complete) void reply.header('connection', 'close');
+    sendError(reply, fromFramework(err, limits));
   });
 
-  dataRoutes(app, deps);
+  const routeDeps = { ...deps, limits, bodyFailure: (request: FastifyRequest) => refusals.bodyFailure(request.raw) };
+  dataRoutes(app, routeDeps);
   scraperInfoRoutes(app, deps);
   healthRoutes(app, deps);
-  publishRoutes(app, deps);
+  publishRoutes(app, routeDeps);
   corsPreflightRoutes(app);
   pageRoutes(app, deps);
   assetRoutes(app);

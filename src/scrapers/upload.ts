@@ -2,56 +2,12 @@ import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errors, SiphonError } from '../errors.js';
+import { boundedBody, type BodyLimits } from '../limits/bounded-body.js';
 import { isDiskFull } from './data-file.js';
 import { newUploadFile, removeDatabaseFile } from './temp-files.js';
 
-export interface UploadLimits {
-  /** More than this is refused (413) as soon as it has come. */
-  maxBytes: number;
-  /** A client that sends nothing for this long mid-body is dropped, or it would hold its connection and file for ever. */
-  idleMs: number;
-}
-
-/** A promise that rejects with the signal's reason when it aborts; `off` forgets the signal. */
-function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; off: () => void } {
-  let onAbort = () => {};
-  const promise = new Promise<never>((_, reject) => { onAbort = () => reject(signal!.reason); });
-  promise.catch(() => {}); // it may reject while nobody awaits it
-  signal?.addEventListener('abort', onAbort, { once: true });
-  return { promise, off: () => signal?.removeEventListener('abort', onAbort) };
-}
-
-/**
- * The body's chunks, failing once more than `maxBytes` have come, or when `signal` aborts, even
- * while waiting for a chunk. The body is not destroyed when reading stops early: destroying a
- * request destroys its socket, and the client is still owed an answer (413, 503).
- */
-async function* limited(
-  body: Readable, limits: UploadLimits, counter: { bytes: number }, signal: AbortSignal | undefined,
-): AsyncGenerator<Buffer> {
-  signal?.throwIfAborted();
-  const idle = setTimeout(() => {
-    body.destroy(errors.badRequest(408, `No bytes of the request body came for ${limits.idleMs / 1000} s.`));
-  }, limits.idleMs);
-  const aborted = abortion(signal);
-  const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
-  const read = () => Promise.race([chunks.next(), aborted.promise]);
-  try {
-    for (let next = await read(); !next.done; next = await read()) {
-      idle.refresh();
-      counter.bytes += next.value.length;
-      if (counter.bytes > limits.maxBytes) throw errors.dataTooLarge(limits.maxBytes);
-      yield next.value;
-    }
-  } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    // Otherwise the client went away mid-body.
-    throw err instanceof SiphonError ? err : errors.badRequest(400, 'The request body ended before it was complete.');
-  } finally {
-    clearTimeout(idle);
-    aborted.off();
-  }
-}
+/** The bounds of a published body; past `maxBytes` it is refused with 413 SIPHON_ERR_DATA_TOO_LARGE. */
+export type UploadLimits = Omit<BodyLimits, 'tooLarge'>;
 
 /**
  * Streams an uploaded database into a temporary file in `dir` (never into memory), hands the file
@@ -64,8 +20,9 @@ export async function withUploadedFile<T>(
 ): Promise<T> {
   const file = newUploadFile(dir);
   const counter = { bytes: 0 };
+  const bounds = { ...limits, tooLarge: () => errors.dataTooLarge(limits.maxBytes) };
   try {
-    await pipeline(limited(body, limits, counter, signal), createWriteStream(file, { flags: 'wx' }));
+    await pipeline(boundedBody(body, bounds, counter, signal), createWriteStream(file, { flags: 'wx' }));
     if (counter.bytes === 0) throw errors.dataInvalid('The request body is empty: send the SQLite database file as the body.');
     return await use(file);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { corsAllowHeaders, corsExposeHeaders, corsMaxAgeSeconds } from '../http/cors.js';
+import { corsAllowHeaders, corsAllowMethods, corsExposeHeaders, corsMaxAgeSeconds } from '../http/cors.js';
 import { errorsSection, formatsSection, limitsSection } from './docs-reference.js';
 import type { FormatExample } from './format-examples.js';
 import { html, type SafeHtml } from './html.js';
@@ -48,7 +48,7 @@ export function docsPage(model: DocsPageModel): SafeHtml {
 <h2 id="endpoint">Endpoint</h2>
 <pre><code>GET ${base}/{owner}/{scraper}/data.{format}?query={SQL}
 X-API-Key: {your key}</code></pre>
-<p><code>HEAD</code> works too. Names of owners and scrapers are matched case-insensitively. Private scrapers cannot be queried at all, and are answered exactly like scrapers that do not exist.</p>
+<p><code>HEAD</code> works too, and so does <code>POST</code> with <code>key</code>, <code>query</code> and <code>callback</code> in an <code>application/x-www-form-urlencoded</code> or JSON body (a parameter in the body wins over the same one in the URL): for queries longer than a proxy lets through in a URL, and to keep the key out of URLs. A POST is never answered <code>304</code>. Names of owners and scrapers are matched case-insensitively. Private scrapers cannot be queried at all, and are answered exactly like scrapers that do not exist.</p>
 </section>
 
 <section aria-labelledby="keys">
@@ -83,7 +83,7 @@ ${limitsSection(model.config)}
 <h3 id="cors">CORS (<code>fetch</code> from any web page)</h3>
 <p>Every data response, errors included and in every format, carries <code>Access-Control-Allow-Origin: *</code>, so a page on any origin can call the API with <code>fetch()</code> and send the key in the <code>X-API-Key</code> header. The browser first sends a preflight <code>OPTIONS</code> request, answered <code>204</code> with:</p>
 <pre><code>Access-Control-Allow-Origin: *
-Access-Control-Allow-Methods: GET, HEAD, OPTIONS
+Access-Control-Allow-Methods: ${corsAllowMethods}
 Access-Control-Allow-Headers: ${corsAllowHeaders}
 Access-Control-Expose-Headers: ${corsExposeHeaders}
 Access-Control-Max-Age: ${corsMaxAgeSeconds}</code></pre>

@@ -1,7 +1,12 @@
 import { errors, type SiphonError } from '../errors.js';
+import { defaults } from '../config.js';
 import { formatNames } from '../formats/index.js';
+import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 
 type Factories = typeof errors;
+
+/** The request bounds of a server with the default SQL limit, for the examples. */
+const limits = requestLimits(defaults.maxQueryChars);
 
 interface ErrorDoc<K extends keyof Factories> {
   /** Arguments for an example of the message a client gets. */
@@ -29,13 +34,12 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   formatUnknown: { example: [formatNames], area: 'query', when: '`data.<format>` is not one of the formats.' },
   routeNotFound: { example: [], area: 'query', when: 'Any other path.' },
   queryMissing: { example: [], area: 'query', when: '`query` is missing or blank.' },
-  queryTooLong: { example: [100_000], area: 'query', when: 'The SQL is longer than the limit.' },
+  queryTooLong: { example: [defaults.maxQueryChars], area: 'query', when: 'The SQL is longer than the limit.' },
   queryNul: { example: [], area: 'query', when: 'The SQL contains a NUL character.' },
   queryNotRead: { example: ['delete'], area: 'query', when: 'Not one read-only SELECT, WITH or VALUES statement (PRAGMA, ATTACH, writes…).' },
   sql: { example: ['no such table: dta'], area: 'query', when: "SQLite refused or failed the query; the message is SQLite's own." },
   queryTimeout: { example: [10], area: 'query', when: 'The query ran past the time limit and was stopped.' },
   queryProcessDied: { example: [], area: 'query', when: 'The query needed more memory or temporary disk than a query process may have, or its process died.' },
-  badRequest: { example: [400, 'Bad Request'], area: 'query', statusVaries: true, when: 'A request the HTTP layer could not read (malformed URL or headers).' },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (it is not echoed back).' },
   atomColumns: { example: [['link', 'date']], area: 'query', when: 'An `atom` query does not return all of `title`, `content`, `link` and `date`.' },
   nameInvalid: { example: ['scraper', 'my scraper'], area: 'manage', when: 'An account or scraper name that is not allowed.' },
@@ -44,8 +48,21 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   scraperExists: { example: ['alice/planning'], area: 'manage', when: 'Adding a scraper that already exists.' },
   dataInvalid: { example: ['data.db is not an SQLite database.'], area: 'manage', when: 'A missing, unreadable, non-SQLite or damaged database file.' },
   dataTooLarge: { example: [536_870_912], area: 'manage', when: 'A published database is larger than the publish limit.' },
-  contentType: { example: ['text/plain'], area: 'manage', when: 'A published database sent with the wrong Content-Type.' },
+  contentType: { example: ['application/x-www-form-urlencoded or application/json'], area: 'query', when: "A query's POST body, or a published database, sent with a `Content-Type` the endpoint does not read." },
   storageFull: { example: [], area: 'manage', when: 'Publishing found the disk full; nothing was changed.' },
+  urlInvalid: { example: [], area: 'query', when: 'The URL has a malformed percent-encoding (`%ZZ`, a lone `%`) or bytes that are not UTF-8.' },
+  urlTooLong: { example: [limits.maxUrlBytes, maxPathSegmentChars], area: 'query', when: 'The URL is longer than the bound that fits the longest query however it is encoded, or a name in its path is longer than any name can be.' },
+  headersTooLarge: { example: [limits.maxHeaderFieldBytes, limits.maxHeadBytes], area: 'query', when: 'The header fields, or the request line and headers together, are over their bounds.' },
+  methodNotAllowed: { example: [['GET', 'HEAD', 'OPTIONS', 'POST']], area: 'query', when: 'A method the path does not take (a POST to a page, a DELETE of data); `Allow` lists those it does.' },
+  requestTimeout: { example: [defaults.clientIdleTimeoutMs / 1000], area: 'query', when: "The request's headers did not all come in time, or its body stalled." },
+  malformedRequest: { example: [], area: 'query', when: "Not HTTP/1.1 that Node's parser can read: a bad request line, method, header or chunked body." },
+  expectationFailed: { example: [], area: 'query', when: 'An `Expect` header other than `100-continue`.' },
+  hostInvalid: { example: [], area: 'query', when: 'An HTTP/1.1 request without a `Host` header, or a feed asked for with a `Host` that is not a plain `host[:port]`.' },
+  bodyTooLarge: { example: [limits.maxBodyBytes], area: 'query', when: "A query's POST body is over its bound (that of a URL holding the longest query)." },
+  bodyInvalid: { example: ['The body is not valid JSON.'], area: 'query', when: "A query's JSON body is not valid UTF-8 JSON, not an object, or has a `key`, `query` or `callback` that is not a string." },
+  bodyIncomplete: { example: [], area: 'query', when: 'The client ended a request body before it was complete.' },
+  clientClosed: { example: [], area: 'query', when: 'Never sent: logged for a request whose client went away before its answer.' },
+  badRequest: { example: [400], area: 'query', statusVaries: true, when: 'Anything else the HTTP layer refused, with the status it gave; the framework\'s own message is not passed on.' },
   keyBusy: { example: [2, 16], area: 'query', when: 'The key already has as many queries running and waiting as a key may (`Retry-After` says when to try again).' },
   rateLimited: { example: [600, 12], area: 'query', when: 'The key made more requests this minute than the rate limit allows (`Retry-After`, `RateLimit-*` headers).' },
   importTimeout: { example: [300], area: 'manage', when: 'Checking a published database took longer than the import time limit.' },

@@ -1,3 +1,4 @@
+import { errors } from '../errors.js';
 import type { Scraper } from '../store/types.js';
 import { atomFields, examples, guessAtomMapping, requestUrl, type ApiRequest } from './client/api-request.js';
 import { html, type SafeHtml } from './html.js';
@@ -23,6 +24,8 @@ export interface BuilderModel {
   state: BuilderState;
   /** Form fields to keep when the form is submitted without JavaScript (the docs page's scraper). */
   hidden?: Record<string, string>;
+  /** The page's URL gave a callback the API would refuse: it was left out, and the builder says so. */
+  callbackRefused?: boolean;
 }
 
 const formatHints: Record<string, string> = {
@@ -74,7 +77,7 @@ export function queryBuilder(model: BuilderModel): SafeHtml {
   const tables = JSON.stringify(scraper.data.tables.map((t) => ({ name: t.name, columns: t.columns.map((c) => ({ name: c.name })) })));
   return html`<div class="builder" data-query-builder data-base="${model.base}" data-scraper="${fullName}" data-tables="${tables}">
 <form method="get" action="#api" class="builder-form">
-${Object.entries(model.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`)}
+${model.callbackRefused ? html`<p class="error" id="qb-callback-refused" role="alert">The callback in this page's address was left out. ${errors.callbackInvalid().message}</p>\n` : ''}${Object.entries(model.hidden ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`)}
 <div class="field">
   <label for="qb-table">Table</label>
   <select id="qb-table" name="table">

@@ -4,9 +4,11 @@ import { errors } from '../../errors.js';
 import type { AtomFeed } from '../../formats/atom.js';
 import type { Scraper } from '../../store/types.js';
 import { publicOrigin } from '../public-origin.js';
+import { decodePair } from '../query-string.js';
+import { isKeyParam } from '../redact.js';
 
-/** Left out of the self link: the key is a secret, and a JSONP callback means nothing to a feed. */
-const paramsLeftOut = ['key', 'callback'];
+/** Left out of the self link: a key (`isKeyParam`) is a secret, and a JSONP callback means nothing to a feed. */
+const leftOut = (name: string) => name === 'callback' || isKeyParam(name);
 
 /**
  * What an Atom feed says about itself, with absolute URLs on the configured public address, else
@@ -14,28 +16,24 @@ const paramsLeftOut = ['key', 'callback'];
  */
 export function atomFeed(request: FastifyRequest, scraper: Scraper, sql: string, config: Config): AtomFeed {
   const base = publicOrigin(request, config);
-  if (base === undefined) {
-    throw errors.badRequest(400, 'The Host header is not a valid host name, so the feed\'s links cannot be built.');
-  }
+  // The feed's links are built on it.
+  if (base === undefined) throw errors.hostInvalid();
   const page = `${base}/${scraper.owner.name}/${scraper.name}`;
+  // Named by the scraper's own spelling and the query alone, so the same feed keeps its id
+  // however the client spelled the path or ordered its parameters.
+  const id = `${page}/data.atom?${new URLSearchParams({ query: sql })}`;
   // Path and query as the client sent them, less those parameters (the others keep their encoding);
   // URL only drops the host of an absolute-form request and escapes what a URL cannot hold.
   const sent = new URL(request.url, 'http://localhost');
-  const kept = sent.search.slice(1).split('&').filter((pair) => pair !== '' && !paramsLeftOut.includes(paramName(pair)));
+  const kept = sent.search.slice(1).split('&').filter((pair) => pair !== '' && !leftOut(decodePair(pair)[0]));
   return {
-    // Named by the scraper's own spelling and the query alone, so the same feed keeps its id
-    // however the client spelled the path or ordered its parameters.
-    id: `${page}/data.atom?${new URLSearchParams({ query: sql })}`,
+    id,
     title: `${scraper.owner.name}/${scraper.name}`,
     subtitle: scraper.description,
     author: scraper.owner.name,
     updated: scraper.data.updatedAt,
-    self: `${base}${sent.pathname}${kept.length > 0 ? `?${kept.join('&')}` : ''}`,
+    // A POST's query is in its body, so its URL is not the feed's: the GET that gives the same feed is.
+    self: request.method === 'POST' ? id : `${base}${sent.pathname}${kept.length > 0 ? `?${kept.join('&')}` : ''}`,
     alternate: page,
   };
-}
-
-/** The decoded name of one `name=value` pair of a query string. */
-function paramName(pair: string): string {
-  return new URLSearchParams(pair).keys().next().value ?? '';
 }

@@ -12,10 +12,13 @@ import type { QueryRun } from '../../pool/query-run.js';
 import type { QueryJob } from '../../pool/protocol.js';
 import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
+import type { RequestLimits } from '../../limits/request-size.js';
 import { authenticate } from '../authenticate.js';
 import { corsHeaders } from '../cors.js';
 import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
 import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
+import { readQueryBody } from '../query-body.js';
+import type { Params } from '../query-string.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
 import { atomFeed } from './atom-feed.js';
@@ -23,7 +26,7 @@ import { findPublicScraper, singleParam } from './params.js';
 
 interface DataRoute {
   Params: { owner: string; scraper: string; format?: string };
-  Querystring: Record<string, string | string[] | undefined>;
+  Querystring: Params;
 }
 
 /** Status recorded for a response cut short after it started: nginx's "client closed request". */
@@ -57,24 +60,45 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
 }
 
 /**
- * GET|HEAD /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its own
- * status: authenticate (401) → find the public scraper (404) → the key's rate limit (429, not a
+ * GET|HEAD|POST /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its
+ * own status: a POST's body (415, 413, 400) → authenticate (401) → find the public scraper (404) → the key's rate limit (429, not a
  * download) → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is
  * current → queue it fairly and run it in a query process (429/503 when the key or the service is
  * too busy; 400 on SQL errors and the limits) → stream, compressed if asked → record the download.
  * Every call that gets past the rate limit is a download, a 304 too, unless downloads cannot be
- * recorded: then it is refused (503) before anything runs.
+ * recorded: then it is refused (503) before anything runs. A POST is the same call with its
+ * parameters in a body (for URLs too long for a proxy, and keys kept out of URLs), never a 304.
  */
 export function dataRoutes(
   app: FastifyInstance,
-  deps: { config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter },
+  deps: {
+    config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter;
+    limits: RequestLimits; bodyFailure: (request: FastifyRequest) => AbortSignal;
+  },
 ): void {
-  const { config, store, pool, recorder, rateLimiter } = deps;
+  const { config, store, pool, recorder, rateLimiter, limits, bodyFailure } = deps;
+  const bodyLimits = {
+    maxBytes: limits.maxBodyBytes, idleMs: config.clientIdleTimeoutMs, tooLarge: () => errors.bodyTooLarge(limits.maxBodyBytes),
+  };
+
+  /** The call's parameters: the query string's and, for a POST, its body's, which win over them. */
+  async function callParams(request: FastifyRequest<DataRoute>): Promise<Params> {
+    if (request.method !== 'POST') return request.query;
+    return { ...request.query, ...await readQueryBody(request, bodyLimits, bodyFailure(request)) };
+  }
 
   async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
     const startedAt = performance.now();
     const { owner, scraper: scraperName, format: formatName = '' } = request.params;
-    const query = request.query;
+    let query: Params;
+    try {
+      query = await callParams(request);
+    } catch (err) {
+      // A body left unread is not read just to be thrown away: the connection is closed instead.
+      if (!request.raw.complete) void reply.header('connection', 'close');
+      sendError(reply, err);
+      return;
+    }
     const format = findFormat(formatName);
     const callback = singleParam(query.callback);
     const jsonp = format?.name === 'json' && callback !== undefined && isValidCallback(callback) ? callback : undefined;
@@ -115,7 +139,8 @@ export function dataRoutes(
       const coding = negotiateCoding(request.headers);
       const plain = { ...responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes), ...rateLimitHeaders(rate) };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
-      if (isNotModified(request.headers, headers)) {
+      // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
+      if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
         status = sendNotModified(reply, headers);
         return;
       }
@@ -141,7 +166,9 @@ export function dataRoutes(
     }
   }
 
-  app.get<DataRoute>('/:owner/:scraper/data.:format', handle);
-  // Without an extension: answered as an unknown format, with the list of formats there are.
-  app.get<DataRoute>('/:owner/:scraper/data', handle);
+  for (const method of ['GET', 'POST'] as const) {
+    app.route<DataRoute>({ method, url: '/:owner/:scraper/data.:format', handler: handle });
+    // Without an extension: answered as an unknown format, with the list of formats there are.
+    app.route<DataRoute>({ method, url: '/:owner/:scraper/data', handler: handle });
+  }
 }

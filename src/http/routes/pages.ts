@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { findFormat, formatNames } from '../../formats/index.js';
+import { findFormat, formatNames, isValidCallback } from '../../formats/index.js';
 import type { TablePreviews } from '../../previews/table-previews.js';
 import type { Scraper, Store } from '../../store/types.js';
 import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../views/client/api-request.js';
@@ -41,10 +41,16 @@ function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: C
     ? withAtomColumns('', guessAtomMapping(table?.columns.map((c) => c.name) ?? []), name)
     : firstRowsSql(name));
   const sql = singleParam(query.sql)?.slice(0, config.maxQueryChars) || (table ? tableSql(table.name) : '');
-  const state: BuilderState = { table: table?.name ?? '', sql, format, callback: singleParam(query.callback)?.slice(0, 128) ?? '' };
+  // Checked as the API checks it: the JSONP example writes it into a script as code.
+  const callback = singleParam(query.callback) ?? '';
+  const callbackRefused = callback !== '' && !isValidCallback(callback);
+  const state: BuilderState = { table: table?.name ?? '', sql, format, callback: callbackRefused ? '' : callback };
   // With an unreadable Host header the examples show paths.
-  return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state };
+  return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state, callbackRefused };
 }
+
+/** A page whose address gave a callback the API would refuse is still shown, without it, as a 400. */
+const builderStatus = (builder: BuilderModel | undefined) => (builder?.callbackRefused ? 400 : 200);
 
 /**
  * The HTML pages: the public scrapers, an owner's, a scraper's (downloads, tables, query builder)
@@ -78,9 +84,8 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
         store.downloadsPerDay(scraper.id, chartDays),
         previews.get(scraper, visitor.signal),
       ]);
-      sendPage(reply, 200, scraperPage({
-        scraper, downloads, perDay, previews: tablePreviews, builder: builderModel(request, config, scraper),
-      }));
+      const builder = builderModel(request, config, scraper);
+      sendPage(reply, builderStatus(builder), scraperPage({ scraper, downloads, perDay, previews: tablePreviews, builder }));
     } finally {
       visitor.done();
     }
@@ -98,10 +103,9 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     }
     const base = publicOrigin(request, config) ?? '';
     const example = scraper ? `${scraper.owner.name}/${scraper.name}` : 'owner/scraper';
-    sendPage(reply, 200, docsPage({
-      base, config, formats: formatExamples(base, example), scraperField,
-      builder: scraper && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} },
-    }));
+    const builder: BuilderModel | undefined = scraper
+      && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
+    sendPage(reply, builderStatus(builder), docsPage({ base, config, formats: formatExamples(base, example), scraperField, builder }));
   };
   app.get('/docs', docs);
   // Where morph.io had its API documentation, so old links keep working.

@@ -19,12 +19,13 @@ interface PublishRoute {
 
 /** What the body may be labelled. No Content-Type is fine too: the file is checked for what it is. */
 const sqliteTypes = new Set(['application/vnd.sqlite3', 'application/x-sqlite3', 'application/octet-stream']);
+const sqliteTypesAccepted = 'application/vnd.sqlite3 (application/x-sqlite3, application/octet-stream or none are accepted too)';
 
 function checkContentType(headers: IncomingHttpHeaders): void {
   const sent = headers['content-type'];
   if (sent === undefined) return;
   const mediaType = sent.split(';')[0]!.trim().toLowerCase();
-  if (!sqliteTypes.has(mediaType)) throw errors.contentType(sent);
+  if (!sqliteTypes.has(mediaType)) throw errors.contentType(sqliteTypesAccepted);
 }
 
 /**
@@ -51,8 +52,11 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
  * download. When the service stops (`stopping`), a publish still uploading or importing is stopped
  * and answered 503.
  */
-export function publishRoutes(app: FastifyInstance, deps: { config: Config; store: Store; stopping: AbortSignal }): void {
-  const { config, store, stopping } = deps;
+export function publishRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; stopping: AbortSignal; bodyFailure: (request: FastifyRequest) => AbortSignal },
+): void {
+  const { config, store, stopping, bodyFailure } = deps;
   const catalog = new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
@@ -71,7 +75,8 @@ export function publishRoutes(app: FastifyInstance, deps: { config: Config; stor
       // A client leaving mid-body already fails the upload, with its own message.
       const importSignal = AbortSignal.any([stopping, client.signal]);
       const published = await withUploadedFile(body, config.dataDir, limits,
-        (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal), stopping);
+        (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal),
+        AbortSignal.any([stopping, bodyFailure(request)]));
       request.log.info({
         scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
         version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
@@ -94,11 +99,7 @@ export function publishRoutes(app: FastifyInstance, deps: { config: Config; stor
     }
   }
 
-  void app.register(async (scope) => {
-    // The body is the database file: handed to the handler as the request stream, never buffered.
-    // Fastify's parsers (and their 1 MB bodyLimit) stay out of it; the handler checks type and size.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    scope.put<PublishRoute>('/:owner/:scraper/data.sqlite', handle);
-  });
+  // The body is the database file: the request stream (Fastify's parsers are off, see server.ts),
+  // never buffered; the handler checks type and size.
+  app.put<PublishRoute>('/:owner/:scraper/data.sqlite', handle);
 }

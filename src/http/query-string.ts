@@ -1,0 +1,49 @@
+/**
+ * The one way Siphon decodes parameters, in query strings and form bodies alike, as browsers encode
+ * forms (`application/x-www-form-urlencoded`): `+` is a space, `%XX` escapes are UTF-8 bytes (a
+ * malformed escape is kept as it is, invalid UTF-8 becomes U+FFFD), names are decoded like values,
+ * and it never throws. Authentication reads `key` from it and the logs redact by it, so
+ * `%6Bey=…` is the same parameter to both.
+ */
+
+/** Parameters by decoded name; a name given more than once holds every value, in order. */
+export type Params = Record<string, string | string[] | undefined>;
+
+/**
+ * Text with each run of `%XX` escapes decoded as UTF-8 bytes (invalid UTF-8 becomes U+FFFD);
+ * anything else, a malformed escape included, is kept as it is.
+ */
+export function percentDecode(text: string): string {
+  if (!text.includes('%')) return text;
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+}
+
+/** The decoded name and value of one `name=value` piece of a query string (`name` alone is `name=`). */
+export function decodePair(raw: string): [name: string, value: string] {
+  const eq = raw.indexOf('=');
+  const decode = (part: string) => percentDecode(part.replaceAll('+', ' '));
+  return eq === -1 ? [decode(raw), ''] : [decode(raw.slice(0, eq)), decode(raw.slice(eq + 1))];
+}
+
+/** A query string (without its `?`) or form body as parameters; also Fastify's query-string parser. */
+export function parseParams(text: string): Params {
+  // No prototype, so a parameter named __proto__ or constructor is just a parameter.
+  const params: Params = Object.create(null) as Params;
+  for (const raw of text.split('&')) {
+    if (raw === '') continue;
+    const [name, value] = decodePair(raw);
+    const previous = params[name];
+    if (previous === undefined) params[name] = value;
+    else if (Array.isArray(previous)) previous.push(value);
+    else params[name] = [previous, value];
+  }
+  return params;
+}
+
+/**
+ * Where the router ends a URL's path: its first `?` or `#` (as Fastify's router, find-my-way, splits
+ * it); -1 when there is no query string.
+ */
+export function queryStart(url: string): number {
+  return url.search(/[?#]/);
+}
