@@ -18,12 +18,17 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
   return errors.internal();
 }
 
+/** Names an error's code (`SIPHON_ERR_…`), so a program can tell errors apart without reading messages. */
+export const errorCodeHeader = 'siphon-error-code';
+
 /**
- * The headers of every error answer: CORS too, so a page calling the API with fetch() can read why
- * its call failed; never stored. `Retry-After` and `Allow` when the error says them.
+ * The headers of every error answer: its code; CORS too, so a page calling the API with fetch() can
+ * read why its call failed; never stored. `Retry-After` and `Allow` when the error says them.
  */
 export function errorHeaders(error: SiphonError): Record<string, string> {
-  const headers: Record<string, string> = { ...corsHeaders, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  const headers: Record<string, string> = {
+    ...corsHeaders, [errorCodeHeader]: error.code, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
+  };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   if (error.allow) headers.allow = error.allow.join(', ');
   return headers;

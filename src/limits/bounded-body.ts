@@ -23,30 +23,32 @@ function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; o
  * A request body's chunks, failing once more than `maxBytes` have come, when nothing comes for
  * `idleMs` (408), or when `signal` aborts, even while waiting for a chunk. The body is not
  * destroyed when reading stops early: destroying a request destroys its socket, and the client is
- * still owed an answer (413, 503).
+ * still owed an answer (413, 408, 503).
  */
 export async function* boundedBody(
   body: Readable, limits: BodyLimits, counter: { bytes: number }, signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
   signal?.throwIfAborted();
-  const idle = setTimeout(() => body.destroy(errors.requestTimeout(limits.idleMs / 1000)), limits.idleMs);
-  const aborted = abortion(signal);
+  const idle = new AbortController();
+  const idleTimer = setTimeout(() => idle.abort(errors.requestTimeout(limits.idleMs / 1000)), limits.idleMs);
+  const stop = signal ? AbortSignal.any([signal, idle.signal]) : idle.signal;
+  const stopped = abortion(stop);
   const chunks = body.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Buffer>;
-  const read = () => Promise.race([chunks.next(), aborted.promise]);
+  const read = () => Promise.race([chunks.next(), stopped.promise]);
   try {
     for (let next = await read(); !next.done; next = await read()) {
-      idle.refresh();
+      idleTimer.refresh();
       counter.bytes += next.value.length;
       if (counter.bytes > limits.maxBytes) throw limits.tooLarge();
       yield next.value;
     }
   } catch (err) {
-    if (signal?.aborted) throw signal.reason;
+    if (stop.aborted) throw stop.reason;
     // Otherwise the client went away mid-body.
     throw err instanceof SiphonError ? err : errors.bodyIncomplete();
   } finally {
-    clearTimeout(idle);
-    aborted.off();
+    clearTimeout(idleTimer);
+    stopped.off();
   }
 }
 
