@@ -145,14 +145,15 @@ test('entry ids: unique, the same at every request and after identical data is p
 });
 
 test('feed metadata: id, title, subtitle, author, self link without the key, alternate link to the scraper page', async (t) => {
-  const { feed } = await fetchFeed(t, url(feedQuery, { extra: 'kept', callback: 'cb' }));
+  // Only parameters known to hold no secret are kept in the self link: `extra` could be a key.
+  const { feed } = await fetchFeed(t, url(feedQuery, { extra: 'dropped', callback: 'cb', format: 'kept' }));
   const query = new URLSearchParams({ query: feedQuery });
   assert.equal(child(feed, 'id')!.text, `${server.base}/alice/notices/data.atom?${query}`);
   assert.equal(child(feed, 'title')!.text, 'alice/notices');
   assert.equal(child(child(feed, 'author')!, 'name')!.text, 'alice');
   const links = children(feed, 'link').map((l) => l.attributes);
   assert.deepEqual(links, [
-    { rel: 'self', type: 'application/atom+xml', href: `${server.base}/alice/notices/data.atom?${query}&extra=kept` },
+    { rel: 'self', type: 'application/atom+xml', href: `${server.base}/alice/notices/data.atom?${query}&format=kept` },
     { rel: 'alternate', href: `${server.base}/alice/notices` },
   ]);
   // The same feed asked for with other spellings keeps its id.
@@ -166,10 +167,12 @@ test('the key is nowhere in the feed, however it was sent', async (t) => {
     [url(feedQuery), undefined],
     [url(feedQuery, { callback: 'cb' }), undefined],
     [`${server.base}/alice/notices/data.atom?query=${encodeURIComponent(feedQuery)}&key=${key}&key=${key}`, undefined],
+    [`${server.base}/alice/notices/data.atom?query=${encodeURIComponent(feedQuery)}&%6Bey=${key}&apikey=${key}&token=${key}`, undefined],
     [dataUrl(server.base, 'alice/notices', 'atom', { query: feedQuery }), { headers: { 'x-api-key': key } }],
   ] as const) {
     const { text } = await fetchFeed(t, feedUrl, init);
     assert.ok(!/[?&]key=/.test(text), `no key parameter in ${feedUrl}`);
+    assert.ok(!text.includes(key), `no key in ${feedUrl}`);
   }
 });
 

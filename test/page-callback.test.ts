@@ -19,17 +19,18 @@ after(() => server.close());
 const payload = "a(){}alert(document['domain']);function b";
 const refused = [payload, 'alert(1)', '1abc', 'a..b', 'a b', '</script><script>alert(1)</script>', 'x'.repeat(129), 'a-b'];
 
-async function page(path: string): Promise<{ status: number; text: string }> {
+async function page(path: string): Promise<{ status: number; text: string; code: string | null }> {
   const res = await fetch(`${server.base}${path}`);
-  return { status: res.status, text: await res.text() };
+  return { status: res.status, text: await res.text(), code: res.headers.get('siphon-error-code') };
 }
 
 test('a callback the API would refuse is left out of the scraper and docs pages, which say so with a 400', async () => {
   for (const callback of refused) {
     for (const path of ['/alice/planning', '/docs', '/docs?scraper=alice/planning', '/documentation/api']) {
       const url = `${path}${path.includes('?') ? '&' : '?'}${new URLSearchParams({ callback, format: 'json' })}`;
-      const { status, text } = await page(url);
+      const { status, text, code } = await page(url);
       assert.equal(status, 400, url);
+      assert.equal(code, 'SIPHON_ERR_CALLBACK_INVALID', url);
       assert.match(text, /<p class="error" id="qb-callback-refused" role="alert">The callback in this page's address was left out\./, url);
       assert.match(text, /<input id="qb-callback" name="callback" value=""/, url);
       // Neither as sent nor escaped for HTML: the value is nowhere in the page.
@@ -45,8 +46,9 @@ test('a callback the API would refuse is left out of the scraper and docs pages,
 
 test('a valid callback is shown in the JSONP example and the URL, with a 200 and no notice', async () => {
   for (const callback of ['my.cb_1$', 'showData', '$', 'a'.repeat(128)]) {
-    const { status, text } = await page(`/alice/planning?${new URLSearchParams({ callback, format: 'json' })}`);
+    const { status, text, code } = await page(`/alice/planning?${new URLSearchParams({ callback, format: 'json' })}`);
     assert.equal(status, 200, callback);
+    assert.equal(code, null, callback);
     assert.ok(!text.includes('qb-callback-refused'), callback);
     const define = callback.includes('.') ? `${callback} = function (rows) {` : `function ${callback}(rows) {`;
     assert.ok(text.includes(define), callback);

@@ -1,11 +1,16 @@
 import { decodePair, percentDecode, queryStart } from './query-string.js';
 
 /**
- * Parameters whose values are logged as sent: the data API's and the pages'. Every other
- * parameter is replaced, whatever its name: a key can come as `key`, `%6Bey`, `KEY`, `api_key`, or
- * under a name no one thought of.
+ * Parameters known to hold no secret, the data API's and the pages': logged (and, in a feed's self
+ * link, echoed) as sent. Every other parameter is not, whatever its name: a key can come as `key`,
+ * `%6Bey`, `KEY`, `api_key`, or under a name no one thought of.
  */
-const loggedParams = new Set(['query', 'callback', 'table', 'sql', 'format', 'q', 'scraper']);
+const publicParams = new Set(['query', 'callback', 'table', 'sql', 'format', 'q', 'scraper']);
+
+/** Whether a parameter (by decoded name) is one of those known to hold no secret. */
+export function isPublicParam(decodedName: string): boolean {
+  return publicParams.has(decodedName);
+}
 /** Names shown before `=[redacted]`, so a log still tells that a key was sent in the URL. */
 const keyParams = new Set(['key', 'api_key']);
 
@@ -26,7 +31,7 @@ export function redactUrl(url: string): string {
   if (start === -1) return path;
   const pairs = url.slice(start + 1).split('&').map((raw) => {
     const name = decodePair(raw)[0];
-    if (loggedParams.has(name)) return raw;
+    if (isPublicParam(name)) return raw;
     return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
   });
   return `${path}${url[start]}${pairs.join('&')}`;

@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import type { SiphonError } from '../errors.js';
 import type { SafeHtml } from '../views/html.js';
+import { errorCodeHeader } from './send-error.js';
 
 /**
  * Scripts, styles and API calls from this origin only: a second line of defence should scraper data
@@ -12,9 +14,11 @@ const contentSecurityPolicy = [
 
 /**
  * Sends a rendered page. `no-cache`: the download counts and chart must show a call made a moment
- * ago, so a browser always asks again.
+ * ago, so a browser always asks again. A page answering an error (404, 400) names the error's code
+ * in the same header as the API's errors, so a program can tell it apart from the page it wanted.
  */
-export function sendPage(reply: FastifyReply, status: number, page: SafeHtml): void {
+export function sendPage(reply: FastifyReply, status: number, page: SafeHtml, error?: SiphonError): void {
+  if (error) void reply.header(errorCodeHeader, error.code);
   void reply.code(status).headers({
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-cache',

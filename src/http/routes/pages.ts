@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
+import { errors } from '../../errors.js';
 import { findFormat, formatNames, isValidCallback } from '../../formats/index.js';
 import type { TablePreviews } from '../../previews/table-previews.js';
 import type { Scraper, Store } from '../../store/types.js';
@@ -9,6 +10,7 @@ import { formatExamples } from '../../views/format-examples.js';
 import { homePage } from '../../views/home-page.js';
 import { notFoundPage } from '../../views/not-found-page.js';
 import { ownerPage } from '../../views/owner-page.js';
+import type { SafeHtml } from '../../views/html.js';
 import type { BuilderModel, BuilderState } from '../../views/query-builder.js';
 import { scraperPage } from '../../views/scraper-page.js';
 import { whileClientWaits } from '../client-waits.js';
@@ -49,8 +51,11 @@ function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: C
   return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state, callbackRefused };
 }
 
-/** A page whose address gave a callback the API would refuse is still shown, without it, as a 400. */
-const builderStatus = (builder: BuilderModel | undefined) => (builder?.callbackRefused ? 400 : 200);
+/** Sends a page with a query builder: still shown when its address gave a callback the API would refuse, without it, as a 400. */
+function sendBuilderPage(reply: FastifyReply, builder: BuilderModel | undefined, page: SafeHtml): void {
+  if (builder?.callbackRefused) sendPage(reply, 400, page, errors.callbackInvalid());
+  else sendPage(reply, 200, page);
+}
 
 /**
  * The HTML pages: the public scrapers, an owner's, a scraper's (downloads, tables, query builder)
@@ -68,14 +73,14 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
 
   app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
     const owner = await store.findAccount(request.params.owner);
-    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`));
+    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`), errors.accountNotFound(request.params.owner));
     sendPage(reply, 200, ownerPage(owner.name, await store.listPublicScrapers({ owner: owner.name, limit: listLimit })));
   });
 
   app.get<{ Params: { owner: string; scraper: string }; Querystring: Query }>('/:owner/:scraper', async (request, reply) => {
     const { owner, scraper: name } = request.params;
     const scraper = await store.findScraper(owner, name);
-    if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`));
+    if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`), errors.scraperNotFound(`${owner}/${name}`));
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
     const visitor = whileClientWaits(reply);
     try {
@@ -85,7 +90,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
         previews.get(scraper, visitor.signal),
       ]);
       const builder = builderModel(request, config, scraper);
-      sendPage(reply, builderStatus(builder), scraperPage({ scraper, downloads, perDay, previews: tablePreviews, builder }));
+      sendBuilderPage(reply, builder, scraperPage({ scraper, downloads, perDay, previews: tablePreviews, builder }));
     } finally {
       visitor.done();
     }
@@ -105,7 +110,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     const example = scraper ? `${scraper.owner.name}/${scraper.name}` : 'owner/scraper';
     const builder: BuilderModel | undefined = scraper
       && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
-    sendPage(reply, builderStatus(builder), docsPage({ base, config, formats: formatExamples(base, example), scraperField, builder }));
+    sendBuilderPage(reply, builder, docsPage({ base, config, formats: formatExamples(base, example), scraperField, builder }));
   };
   app.get('/docs', docs);
   // Where morph.io had its API documentation, so old links keep working.
