@@ -143,6 +143,15 @@ test('a malformed request behind a good one on the same connection is answered a
   assertRefused(asAnswer(exchange.responses[1]!), 400, 'SIPHON_ERR_MALFORMED_REQUEST', 'second');
 });
 
+test('pages asked for with a Host that is not host[:port] are still served, not a 500', async () => {
+  for (const host of ['a b', '', 'user@evil.example', 'x:99999']) {
+    for (const path of ['/', '/docs', '/alice/t', '/alice']) {
+      const res = only(await rawExchange(port, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`), `${path} with Host ${host}`);
+      assert.equal(res.status, 200, `${path} with Host ${JSON.stringify(host)}: ${res.body.toString().slice(0, 200)}`);
+    }
+  }
+});
+
 test('no refusal put a key, or its hash, in the log; each was logged by its code', () => {
   const logs = server.logs();
   for (const secret of [key, key.slice(4), hashKey(key)]) assert.ok(!logs.includes(secret), 'a key was logged');

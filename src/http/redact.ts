@@ -19,19 +19,33 @@ export function isKeyParam(decodedName: string): boolean {
   return keyParams.has(decodedName.toLowerCase());
 }
 
-/** A path segment holding what looks like a key (`sph_…`, in any case or encoding) is replaced too. */
+/**
+ * Whether decoded text holds what looks like a key (`sph_…`, in any case): such a path segment or
+ * value is replaced wherever it is, even in a parameter known to hold no secret (a client may send
+ * `query=…;key=sph_…`, taking `;` for a separator, which it is not).
+ */
+const looksLikeKey = (decoded: string) => /sph_/i.test(decoded);
+
 function redactSegment(segment: string): string {
-  return /sph_/i.test(percentDecode(segment)) ? '[redacted]' : segment;
+  return looksLikeKey(percentDecode(segment)) ? '[redacted]' : segment;
 }
 
-/** The URL with every value that could be a key replaced, for logs. */
+/** A logged value is cut after this many characters: a 100,000-character query need not fill the log. */
+const maxLoggedValueChars = 1000;
+
+/** A public parameter as logged: as sent, cut when long. */
+function loggedPair(raw: string): string {
+  return raw.length <= maxLoggedValueChars ? raw : `${raw.slice(0, maxLoggedValueChars)}…[${raw.length - maxLoggedValueChars} more]`;
+}
+
+/** The URL with every value that could be a key replaced, and long values cut, for logs. */
 export function redactUrl(url: string): string {
   const start = queryStart(url);
   const path = (start === -1 ? url : url.slice(0, start)).split('/').map(redactSegment).join('/');
   if (start === -1) return path;
   const pairs = url.slice(start + 1).split('&').map((raw) => {
-    const name = decodePair(raw)[0];
-    if (isPublicParam(name)) return raw;
+    const [name, value] = decodePair(raw);
+    if (isPublicParam(name) && !looksLikeKey(value)) return loggedPair(raw);
     return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
   });
   return `${path}${url[start]}${pairs.join('&')}`;

@@ -26,7 +26,7 @@ const about: Record<string, string> = {
   sqlite: 'The whole SQLite database file, with Content-Length; `query` is not needed. Sent as an attachment.',
 };
 
-/** Every format the service has, in its own order, each with a real sample body. */
+/** Every format the service has, in its own order, each with a real sample body; `base` is '' when unknown. */
 export function formatExamples(base: string, scraper: string): FormatExample[] {
   const examples: FormatExample[] = [];
   for (const name of formatNames) {
@@ -35,7 +35,8 @@ export function formatExamples(base: string, scraper: string): FormatExample[] {
       examples.push({ id: name, name, contentType: format.contentType, about: about[name] ?? '', body: `(the ${name} database file, in binary)` });
       continue;
     }
-    const page = `${base}/${scraper}`;
+    // A feed's URLs must be absolute: without a readable Host (base ''), a placeholder host stands in.
+    const page = `${base || 'https://siphon.example'}/${scraper}`;
     const encoder = format.encoder({
       columns: sampleColumns,
       feed: {

@@ -16,6 +16,8 @@ export interface RawResponse {
 
 export interface RawExchange {
   responses: RawResponse[];
+  /** What came back is not HTTP: why. */
+  unparsable?: string;
   /** The server closed the connection (or reset it) before the responses awaited were complete. */
   closedEarly: boolean;
   /** The socket's error, if any (ECONNRESET…). */
@@ -124,15 +126,23 @@ export function rawExchange(port: number, request: Buffer | string, options: Raw
       if (done) return;
       done = true;
       clearTimeout(timer);
-      const received = Buffer.concat(chunks);
-      const { responses } = parseResponses(received, options.head ?? false, closed);
       socket.destroy();
-      resolve({ responses, closedEarly: closed && responses.length < wanted, error, received });
+      const received = Buffer.concat(chunks);
+      try {
+        const { responses } = parseResponses(received, options.head ?? false, closed);
+        resolve({ responses, closedEarly: closed && responses.length < wanted, error, received });
+      } catch (err) {
+        resolve({ responses: [], unparsable: (err as Error).message, closedEarly: closed, error, received });
+      }
     };
     const timer = setTimeout(() => finish(false), options.timeoutMs ?? 10_000);
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
-      if (parseResponses(Buffer.concat(chunks), options.head ?? false, false).responses.length >= wanted) finish(false);
+      try {
+        if (parseResponses(Buffer.concat(chunks), options.head ?? false, false).responses.length >= wanted) finish(false);
+      } catch {
+        finish(false);
+      }
     });
     socket.on('error', (err: NodeJS.ErrnoException) => { error = err.code ?? err.message; });
     socket.on('close', () => finish(true));

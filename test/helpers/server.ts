@@ -24,8 +24,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real server on a loopback port, with its own data folder and query processes. */
-export async function startServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+/**
+ * A real server on a loopback port, with its own data folder and query processes. `watchLog`, when
+ * given, is handed each chunk of the log instead of it being kept (logs() is then empty): for runs
+ * too long to keep all they log.
+ */
+export async function startServer(overrides: Partial<Config> = {}, watchLog?: (chunk: string) => void): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
   // No rate limit unless a test sets one: several tests read in tight loops, as many clients would.
   const config = configWith({ queryProcesses: 2, logLevel: 'info', rateLimitPerMinute: 0, ...overrides, dataDir, host: '127.0.0.1', port: 0 });
@@ -33,7 +37,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Test
   const catalog = new Catalog(store, dataDir);
   let logText = '';
   const logStream = new PassThrough();
-  logStream.on('data', (chunk: Buffer) => { logText += chunk.toString(); });
+  logStream.on('data', (chunk: Buffer) => {
+    if (watchLog) watchLog(chunk.toString());
+    else logText += chunk.toString();
+  });
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
