@@ -48,6 +48,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     ...(deps.logStream ? { stream: deps.logStream } : {}),
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+      // What went wrong, and where: not the other fields an error can carry, which can be the
+      // request it failed on (a URL's `input`, a parser error's raw packet) with a key in it.
+      err: (err: Error & { code?: unknown }) => ({ type: err.name, message: err.message, code: err.code, stack: err.stack ?? '' }),
     },
   };
   const refusals = new ConnectionRefusals({
@@ -60,7 +63,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
     return503OnClosing: false,
     http: {
-      // Room for a URL holding SQL of the longest length, however it is encoded (request-limits.ts).
+      // Room for a URL holding SQL of the longest length, however it is encoded (limits/request-size.ts).
       maxHeaderSize: limits.maxHeadBytes,
       // Node answers a missing Host with an empty 400; checkRequestHead answers it in our shape.
       requireHostHeader: false,
