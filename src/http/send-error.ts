@@ -24,8 +24,10 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
-  // CORS too, so a page calling the API with fetch() can read why its call failed.
-  reply.headers(corsHeaders).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
+  // CORS too, so a page calling the API with fetch() can read why its call failed. A key limited to
+  // some origins has named the caller's already (key-origin.ts): that stays.
+  if (!reply.hasHeader('access-control-allow-origin')) reply.headers(corsHeaders);
+  reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff');
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   // Messages can echo the client's SQL; escaped as row values are, so they are safe inside HTML too.
   const message = jsonString(error.message);
