@@ -83,6 +83,9 @@ export const errors = {
   queryNotRead: (firstWord?: string) =>
     make('SIPHON_ERR_QUERY_NOT_READ', 400,
       `Only a single read-only SELECT, WITH or VALUES statement can be run${firstWord ? `, not one starting with ${JSON.stringify(firstWord.slice(0, 30))}` : ''}.`),
+  queryPragma: (name: string, allowed: readonly string[]) =>
+    make('SIPHON_ERR_QUERY_PRAGMA', 400,
+      `${JSON.stringify(name.slice(0, 40))} cannot be used: of the pragma functions (any name starting with pragma_), only those that describe the tables can: ${allowed.join(', ')}.`),
   sql: (sqliteMessage: string) => make('SIPHON_ERR_SQL', 400, sqliteMessage),
   queryTimeout: (seconds: number) =>
     make('SIPHON_ERR_QUERY_TIMEOUT', 400,

@@ -1,5 +1,6 @@
 import { errors, type SiphonError } from '../errors.js';
 import { formatNames } from '../formats/index.js';
+import { allowedPragmaFunctions } from '../sql/check-sql.js';
 
 type Factories = typeof errors;
 
@@ -33,6 +34,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   queryTooLong: { example: [100_000], area: 'query', when: 'The SQL is longer than the limit.' },
   queryNul: { example: [], area: 'query', when: 'The SQL contains a NUL character.' },
   queryNotRead: { example: ['delete'], area: 'query', when: 'Not one read-only SELECT, WITH or VALUES statement (PRAGMA, ATTACH, writes…).' },
+  queryPragma: { example: ['pragma_database_list', allowedPragmaFunctions], area: 'query', when: 'The SQL names a pragma function other than those that describe the tables (`pragma_table_info`, `pragma_index_list`…), or any name starting with `pragma_`.' },
   sql: { example: ['no such table: dta'], area: 'query', when: "SQLite refused or failed the query; the message is SQLite's own." },
   queryTimeout: { example: [10], area: 'query', when: 'The query ran past the time limit and was stopped.' },
   queryProcessDied: { example: [], area: 'query', when: 'The query needed more memory or temporary disk than a query process may have, or its process died.' },
