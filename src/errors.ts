@@ -53,6 +53,12 @@ export const errors = {
       'API key is missing. Pass it as the key parameter, an X-API-Key header or an Authorization: Bearer header.'),
   keyInvalid: () => make('SIPHON_ERR_KEY_INVALID', 401, 'API key is not valid. Check it, or create a new one.'),
   keyRevoked: () => make('SIPHON_ERR_KEY_REVOKED', 401, 'API key has been revoked. Create a new one.'),
+  // 403: a key limited to some web sites (key create --origin), used from elsewhere or from nowhere said.
+  // Only the request's own origin is echoed: never the key's list, never a Referer's path.
+  keyOrigin: (sent: string | undefined) =>
+    make('SIPHON_ERR_KEY_ORIGIN', 403, sent === undefined
+      ? 'This API key can only be used from the web sites it was created for, and this request does not say where it comes from (no Origin or Referer header). Call from a page of one of those sites without hiding its Referer, or use a key made without --origin.'
+      : `This API key can only be used from the web sites it was created for, not from ${JSON.stringify(sent.slice(0, 100))}.`),
 
   // 403: who may publish. Only the owner's keys, and never a key created read-only.
   keyReadOnly: () =>
@@ -79,6 +85,9 @@ export const errors = {
   queryNotRead: (firstWord?: string) =>
     make('SIPHON_ERR_QUERY_NOT_READ', 400,
       `Only a single read-only SELECT, WITH or VALUES statement can be run${firstWord ? `, not one starting with ${JSON.stringify(firstWord.slice(0, 30))}` : ''}.`),
+  queryPragma: (name: string, allowed: readonly string[]) =>
+    make('SIPHON_ERR_QUERY_PRAGMA', 400,
+      `${JSON.stringify(name.slice(0, 40))} cannot be used: of the pragma functions (any name starting with pragma_), only those that describe the tables can: ${allowed.join(', ')}.`),
   sql: (sqliteMessage: string) => make('SIPHON_ERR_SQL', 400, sqliteMessage),
   queryTimeout: (seconds: number) =>
     make('SIPHON_ERR_QUERY_TIMEOUT', 400,
@@ -99,6 +108,11 @@ export const errors = {
       `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ' (not docs, documentation, assets, healthz or api)'}.`),
   accountExists: (name: string) => make('SIPHON_ERR_ACCOUNT_EXISTS', 409, `An account named ${name} already exists.`),
   accountNotFound: (name: string) => make('SIPHON_ERR_ACCOUNT_NOT_FOUND', 404, `There is no account named ${name}.`),
+  keyOriginInvalid: (text: string, problem: string) =>
+    make('SIPHON_ERR_KEY_ORIGIN_INVALID', 400,
+      `${JSON.stringify(text.slice(0, 200))} is not a web origin: ${problem}. Give the scheme, host and port only, such as https://maps.example.org or http://localhost:8080.`),
+  keyLabelInvalid: (maxChars: number) =>
+    make('SIPHON_ERR_KEY_LABEL_INVALID', 400, `A key's label is text of at most ${maxChars} characters, without line breaks or other control characters.`),
   scraperExists: (fullName: string) =>
     make('SIPHON_ERR_SCRAPER_EXISTS', 409, `Scraper ${fullName} already exists; use publish to replace its data.`),
   dataInvalid: (why: string) => make('SIPHON_ERR_DATA_INVALID', 400, why),

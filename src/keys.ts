@@ -12,3 +12,11 @@ export function newKey(): string {
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
+
+/**
+ * What is kept of a key to recognise it in a list: `sph_` and 6 of its 32 random characters. The
+ * other 26 (156 bits) stay unknown, so the prefix is no use for guessing the key.
+ */
+export function keyPrefix(key: string): string {
+  return key.slice(0, 'sph_'.length + 6);
+}

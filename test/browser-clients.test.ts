@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from './helpers/browser.js';
+import { browserSkip, jsonpCalls, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from './helpers/browser.js';
 import { dataUrl, type TestServer } from './helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
@@ -30,16 +30,7 @@ describe('browser clients on another origin', { skip: browserSkip }, () => {
     await server?.close();
   });
 
-  /** A page on the other origin that loads `src` with a <script> tag and records what `got` receives. */
-  async function jsonp(src: string): Promise<unknown[]> {
-    const path = `/jsonp-${Math.random().toString(36).slice(2)}`;
-    other.serve(path, `<!doctype html><script>window.calls = []; function got(arg) { window.calls.push(arg); }</script>
-<script src="${src.replace(/&/g, '&amp;')}"></script>`);
-    const { page, errors } = await openPage(browser);
-    await page.goto(`${other.base}${path}`);
-    assert.deepEqual(errors, []);
-    return page.evaluate(() => (window as unknown as { calls: unknown[] }).calls);
-  }
+  const jsonp = (src: string) => jsonpCalls(browser, other, src);
 
   test('the server under test is another origin than the page', () => {
     assert.notEqual(new URL(server.base).origin, new URL(other.base).origin);

@@ -107,7 +107,7 @@ describe('examples shown by the query builder', { skip: browserSkip }, () => {
       assert.equal(json.code, 0, json.stderr);
       assert.equal(json.stdout, await pythonRepr(await apiBody('json')));
       const csv = await run('python3', ['-c', (await examplesFor('csv'))[id]!]);
-      assert.equal(csv.stdout, await apiBody('csv'), 'csv, CRLF line ends kept');
+      assert.equal(csv.stdout, await apiBody('csv'), 'csv, LF line ends kept');
       const dir = tempDir();
       const saved = await run('python3', ['-c', (await examplesFor('sqlite'))[id]!], { cwd: dir });
       assert.equal(saved.code, 0, saved.stderr);

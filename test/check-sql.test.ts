@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SiphonError } from '../src/errors.js';
-import { checkSql, firstKeyword } from '../src/sql/check-sql.js';
+import { allowedPragmaFunctions, checkSql, firstKeyword, refusedPragmaFunction } from '../src/sql/check-sql.js';
+import { pragmaDatabaseListOddities, pragmaDatabaseListSpellings } from './helpers/pragma-spellings.js';
 
 const max = 1000;
 
@@ -104,6 +105,67 @@ describe('checkSql', () => {
       '\n\t select 1',
     ];
     for (const sql of accepted) assert.equal(checkSql(sql, max), sql);
+  });
+});
+
+describe('pragma functions', () => {
+  test('pragma_database_list is found in every spelling SQLite reads', () => {
+    for (const sql of [...pragmaDatabaseListSpellings, ...pragmaDatabaseListOddities]) {
+      assert.ok(refusedPragmaFunction(sql)?.toLowerCase().endsWith('pragma_database_list'), JSON.stringify(sql));
+      const err = refused(sql, 'SIPHON_ERR_QUERY_PRAGMA');
+      assert.match(err.message, /^"pragma_database_list" cannot be used/i, sql);
+      assert.ok(err.message.includes(allowedPragmaFunctions.join(', ')), err.message);
+    }
+  });
+
+  test('the other pragma functions that show the server or its set-up are refused too', () => {
+    for (const name of ['pragma_compile_options', 'pragma_function_list', 'pragma_module_list', 'pragma_pragma_list',
+      'pragma_cache_size', 'pragma_hard_heap_limit', 'pragma_temp_store', 'pragma_temp_store_directory',
+      'pragma_journal_mode', 'pragma_data_version', 'pragma_collation_list', 'pragma_some_future_pragma']) {
+      assert.equal(refusedPragmaFunction(`select * from ${name}`), name);
+      refused(`select * from ${name}`, 'SIPHON_ERR_QUERY_PRAGMA');
+    }
+  });
+
+  test('a quoted name is unquoted before it is looked at', () => {
+    assert.equal(refusedPragmaFunction('select * from "pragma_""x"'), 'pragma_"x');
+    assert.equal(refusedPragmaFunction('select * from `pragma_``x`'), 'pragma_`x');
+    assert.equal(refusedPragmaFunction("select 'pragma_''x'"), "pragma_'x");
+    // [...] has no escapes: it ends at the first ].
+    assert.equal(refusedPragmaFunction('select * from [pragma_x]]'), 'pragma_x');
+  });
+
+  test('the pragma functions that describe the tables are allowed in every spelling', () => {
+    for (const sql of [
+      "select * from pragma_table_info('data')",
+      "select * from PRAGMA_TABLE_XINFO('data')",
+      'select * from "pragma_table_list"',
+      "select * from main.[pragma_index_list]('data')",
+      "select * from `pragma_index_info`('i')",
+      "select * from pragma_index_xinfo('i')",
+      "select * from pragma_foreign_key_list('data')",
+      "select p.name from sqlite_schema s join pragma_table_info(s.name) p where s.type = 'table'",
+    ]) {
+      assert.equal(refusedPragmaFunction(sql), undefined, sql);
+      assert.equal(checkSql(sql, max), sql);
+    }
+  });
+
+  test('pragma_ in a comment, inside a word, or after "pragma " is no pragma function', () => {
+    for (const sql of [
+      'select 1 -- from pragma_database_list',
+      'select 1 /* pragma_database_list */',
+      "select 'pragma database_list' as p",
+      'select mypragma_database_list from data',
+      'select $pragma_database_list', // a parameter
+    ]) {
+      assert.equal(refusedPragmaFunction(sql), undefined, sql);
+    }
+  });
+
+  test('the name quoted back is cut to 40 characters', () => {
+    const err = refused(`select * from pragma_${'x'.repeat(100)}`, 'SIPHON_ERR_QUERY_PRAGMA');
+    assert.ok(err.message.startsWith(`"pragma_${'x'.repeat(33)}" cannot`), err.message);
   });
 });
 

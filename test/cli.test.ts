@@ -266,7 +266,7 @@ test('--demo prints the same working key at every start, and seeds the demo once
       keys.push(key);
       const res = await fetch(`${server.base}/demo/planning-applications/data.csv?query=select+count(*)+as+n+from+data`,
         { headers: { 'X-API-Key': key } });
-      assert.equal(await res.text(), 'n\r\n300\r\n');
+      assert.equal(await res.text(), 'n\n300\n');
     } finally {
       server.child.kill('SIGTERM');
       assert.deepEqual(await server.exited, { code: 0, signal: null });

@@ -14,6 +14,7 @@ import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { openMeta, runCliOk, waitFor } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { asBeforeKeyDetails } from './helpers/old-meta.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 const dataDir = tempDir();
@@ -103,6 +104,7 @@ before(async () => {
   const db = makeDb(tempDir(), 'd.sqlite', 'create table t (x); insert into t values (1), (2);');
   for (const name of ['a', 'b', 'c']) await catalog.addScraper(`alice/${name}`, db, { isPrivate: false, description: '' });
   await store.close();
+  asBeforeKeyDetails(dataDir);
 
   // The file as it was before counts were kept: no count tables, schema version 0. Then a million
   // downloads over 120 days, unevenly spread over scrapers (4:2:1) and accounts (3:2:1), every status.
@@ -137,10 +139,12 @@ after(async () => {
 });
 
 describe('an old metadata file with a million downloads', () => {
-  test('is migrated on opening: schema version 1, and counts equal to those counted over the downloads', () => {
+  test('is migrated on opening: schema version 2, counts equal to those counted over the downloads, each key\'s last use its latest download', () => {
     withMeta((db) => {
-      assert.equal(db.pragma('user_version', { simple: true }), 1);
+      assert.equal(db.pragma('user_version', { simple: true }), 2);
       assert.deepEqual(kept(db), countedWithSql(db));
+      const lastUse = db.prepare('select id, last_used_at as at from api_keys order by id').all();
+      assert.deepEqual(lastUse, db.prepare('select key_id as id, max(at) as at from downloads group by key_id order by key_id').all());
     });
   });
 

@@ -64,7 +64,7 @@ before(async () => {
   server = await startServer();
   await server.catalog.addUser('alice');
   ({ key: carolKey } = await server.catalog.addUser('carol'));
-  carolKey2 = await server.catalog.createKey('carol', true);
+  carolKey2 = await server.catalog.createKey('carol', { readOnly: true });
   ({ key: daveKey } = await server.catalog.addUser('dave'));
   const db = makeDb(sources, 'plants.sqlite', `create table plants (name text, height real);
     insert into plants values ('fern', 0.5), ('oak', 20), ('reed', 2);`);
@@ -144,7 +144,7 @@ describe('downloads', () => {
 });
 
 test('a key revoked with the CLI while the server runs is refused from the next request; the other key still works', async () => {
-  const spare = await server.catalog.createKey('dave', false);
+  const spare = await server.catalog.createKey('dave');
   const url = (key: string) => dataUrl(server.base, 'alice/plants', 'json', { key, query: 'select count(*) as n from plants' });
   assert.equal((await fetch(url(spare))).status, 200);
   assert.equal(await runCliOk(['key', 'revoke', spare], { dataDir: server.dataDir }), 'revoked\n');

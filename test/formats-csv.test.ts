@@ -17,11 +17,11 @@ before(async () => {
 after(() => fx.close());
 
 /**
- * RFC 4180 parse with CRLF as the only record end: a record ended by a bare LF or CR would run into
- * the next one and break the field counts, so a successful parse also shows the line ends are CRLF.
+ * RFC 4180 parse with LF as the only record end: a record ended by CRLF would leave a CR in its last
+ * field (or, after a quoted one, fail the parse), so a field-exact parse also shows the line ends are LF.
  */
 function parseCsv(text: string): string[][] {
-  return parse(text, { record_delimiter: '\r\n', relax_column_count: false, bom: false }) as string[][];
+  return parse(text, { record_delimiter: '\n', relax_column_count: false, bom: false }) as string[][];
 }
 
 /** Compares one CSV field with the reference value: NULL empty, integers exact, BLOBs base64. */
@@ -46,7 +46,7 @@ test('csv headers: text/csv, an attachment named owner-scraper.csv', async () =>
 test('csv holds every field SQLite returns, under a header row of the column names', async () => {
   const { text } = await fetchText(url(allRows));
   const ref = fx.reference(allRows);
-  assert.ok(text.endsWith('\r\n'), 'the last record ends with CRLF too');
+  assert.ok(text.endsWith('\n') && !text.endsWith('\r\n'), 'the last record ends with LF too');
   const records = parseCsv(text);
   assert.equal(records.length, rowCount + 1);
   assert.deepEqual(records[0], ref.columns);
@@ -78,29 +78,29 @@ test('csv writes quotes, separators, line breaks, NULL and empty values byte for
     '6,"",,1.0,""', // empty string is "" while NULL is an empty field
     '12,,,,',
     '',
-  ].join('\r\n'));
+  ].join('\n'));
 });
 
 test('csv keeps spaces, unicode, emoji and HTML characters as they are', async () => {
   const { text } = await fetchText(url('select t from awkward where id in (7, 8, 9, 10, 11) order by id'));
   const ref = fx.reference('select t from awkward where id in (7, 8, 9, 10, 11) order by id');
   // Nothing needs quoting here, and CSV is not HTML: no escaping, no trimming.
-  assert.equal(text, ['t', ...ref.rows.map((r) => r[0] as string), ''].join('\r\n'));
-  assert.ok(text.includes('  spaced  \r\n'));
+  assert.equal(text, ['t', ...ref.rows.map((r) => r[0] as string), ''].join('\n'));
+  assert.ok(text.includes('  spaced  \n'));
 });
 
 test('csv quotes a column name holding a quote in the header row', async () => {
   const { text } = await fetchText(url(noRows));
-  assert.equal(text, `id,t,i,r,b,n,"${oddColumn.replace(/"/g, '""')}"\r\n`);
+  assert.equal(text, `id,t,i,r,b,n,"${oddColumn.replace(/"/g, '""')}"\n`);
 });
 
 test('csv for a query with no rows is the header row alone', async () => {
   const { res, text } = await fetchText(url('select id, t from awkward where 0'));
   assert.equal(res.status, 200);
-  assert.equal(text, 'id,t\r\n');
+  assert.equal(text, 'id,t\n');
 });
 
 test('csv of a duplicate-name query has both columns', async () => {
   const { text } = await fetchText(url('select 1 as a, 2 as a'));
-  assert.equal(text, 'a,a\r\n1,2\r\n');
+  assert.equal(text, 'a,a\n1,2\n');
 });

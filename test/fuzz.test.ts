@@ -57,7 +57,7 @@ before(async () => {
   });
   port = Number(new URL(server.base).port);
   const { key: valid } = await server.catalog.addUser('alice');
-  const revoked = await server.catalog.createKey('alice', false);
+  const revoked = await server.catalog.createKey('alice');
   await server.catalog.revokeKey(revoked);
   await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: 'Planning' });
   ctx = { keys: { valid, revoked, unknown: newKey() }, scrapers: ['alice/planning'] };

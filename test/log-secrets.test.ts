@@ -27,9 +27,9 @@ before(async () => {
   port = Number(new URL(server.base).port);
   secrets.push((await server.catalog.addUser('alice')).key);
   await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
-  for (let i = 0; i < 150; i += 1) fresh.push(await server.catalog.createKey('alice', i % 2 === 0));
-  greedy = await server.catalog.createKey('alice', false);
-  revoked = await server.catalog.createKey('alice', false);
+  for (let i = 0; i < 150; i += 1) fresh.push(await server.catalog.createKey('alice', { readOnly: i % 2 === 0 }));
+  greedy = await server.catalog.createKey('alice');
+  revoked = await server.catalog.createKey('alice');
   await server.catalog.revokeKey(revoked);
   secrets.push(...fresh, greedy, revoked, newKey(), newKey(), newKey());
 });

@@ -20,9 +20,9 @@ const keys = { alice: '', aliceReadOnly: '', bob: '', revoked: '', unknown: 'sph
 before(async () => {
   server = await startServer({ maxPublishBytes: limit, clientIdleTimeoutMs: idleMs });
   keys.alice = (await server.catalog.addUser('alice')).key;
-  keys.aliceReadOnly = await server.catalog.createKey('alice', true);
+  keys.aliceReadOnly = await server.catalog.createKey('alice', { readOnly: true });
   keys.bob = (await server.catalog.addUser('bob')).key;
-  keys.revoked = await server.catalog.createKey('alice', false);
+  keys.revoked = await server.catalog.createKey('alice');
   await server.catalog.revokeKey(keys.revoked);
   await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/hidden', versionDb(1), { isPrivate: true, description: '' });

@@ -15,6 +15,7 @@ let key: string;
 let bobKey: string;
 /** Data files of alice/one, bob/two and alice/secret (private). */
 let files: { alice: string; bob: string; secret: string };
+let aliceId: number;
 let hashesBefore: Record<string, string>;
 let listingBefore: string[];
 /** Per-process settings as read before the corpus ran, one answer per request. */
@@ -44,6 +45,20 @@ async function rows(scraper: string, query: string): Promise<unknown[]> {
 
 /** The same query sent `spread` times at once, so that it runs on every query process. */
 const everywhere = (scraper: string, query: string) => Promise.all(Array.from({ length: spread }, () => rows(scraper, query)));
+
+/**
+ * Rows of `sql` on alice/one straight from the query pool, past the SQL check of the HTTP layer: how
+ * the tests look inside the query processes (their settings, what they have attached).
+ */
+async function direct(sql: string, poolKey: string): Promise<unknown[]> {
+  const run = server.pool.run({ scraperId: aliceId, file: files.alice, sql, format: 'json' }, poolKey);
+  const chunks: Buffer[] = [];
+  for await (const chunk of run) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString()) as unknown[];
+}
+
+/** `sql` run directly `spread` times at once, one pool key each, so that it runs on every query process. */
+const everywhereDirect = (sql: string) => Promise.all(Array.from({ length: spread }, (_, i) => direct(sql, `inspector-${i}`)));
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -82,9 +97,10 @@ before(async () => {
   await server.catalog.addScraper('alice/secret', secret, { isPrivate: true, description: '' });
   const fileOf = async (owner: string, name: string) => (await server.store.findScraper(owner, name))!.data.file;
   files = { alice: await fileOf('alice', 'one'), bob: await fileOf('bob', 'two'), secret: await fileOf('alice', 'secret') };
+  aliceId = (await server.store.findScraper('alice', 'one'))!.id;
   hashesBefore = hashAll();
   listingBefore = scraperFolders();
-  settingsBefore = await everywhere('alice/one', settingsQuery);
+  settingsBefore = await everywhereDirect(settingsQuery);
 });
 after(async () => {
   await server.close();
@@ -98,6 +114,7 @@ after(async () => {
 const siphonRefuses = (word: string) => new RegExp(`not one starting with "${word}"`);
 const notReadOnly = /^Only a single read-only SELECT, WITH or VALUES statement can be run\.$/;
 const oneStatement = /more than one statement/;
+const pragmaRefused = (name: string) => new RegExp(`^"${name}" cannot be used`);
 
 /** `$BOB`, `$NEW`, `$VAC` and `$REL` stand for paths known only once the server has started. */
 const corpus: [string, RegExp][] = [
@@ -154,9 +171,9 @@ const corpus: [string, RegExp][] = [
   ["select load_extension('/lib/x')", /not authorized/],
   ["select readfile('/etc/passwd')", /no such function: readfile/],
   ["select writefile('$VAC', 'x')", /no such function: writefile/],
-  // Table-valued pragmas only read; given an argument to set, SQLite refuses them.
-  ['select * from pragma_hard_heap_limit(1)', /too many arguments/],
-  ['select * from pragma_query_only(0)', /too many arguments/],
+  // Pragma functions other than those describing the tables are refused before SQLite sees them.
+  ['select * from pragma_hard_heap_limit(1)', pragmaRefused('pragma_hard_heap_limit')],
+  ['select * from pragma_query_only(0)', pragmaRefused('pragma_query_only')],
 ];
 
 const withPaths = (sql: string) => sql.replaceAll('$BOB', files.bob).replaceAll('$NEW', attachTarget)
@@ -188,8 +205,14 @@ describe('hostile statements are refused and change nothing', () => {
     assert.deepEqual(readdirSync(scratch), []);
   });
 
+  test('past the SQL check, SQLite refuses to set anything through a pragma function', async () => {
+    for (const sql of ['select * from pragma_hard_heap_limit(1)', 'select * from pragma_query_only(0)']) {
+      await assert.rejects(direct(sql, 'inspector'), /too many arguments/);
+    }
+  });
+
   test('after the corpus no query process has different settings (heap limits, busy timeout…)', async () => {
-    const after = await everywhere('alice/one', settingsQuery);
+    const after = await everywhereDirect(settingsQuery);
     // The stock build does not enforce heap limits, so the value itself is what shows a PRAGMA never ran.
     for (const answer of after as { hard_heap_limit: number; soft_heap_limit: number }[][]) {
       assert.deepEqual([answer[0]!.hard_heap_limit, answer[0]!.soft_heap_limit], [0, 0]);
@@ -250,8 +273,8 @@ describe("a query cannot reach another scraper's data", () => {
     assert.ok(!(await get('alice/one', 'select * from data')).text.includes('bob'));
   });
 
-  test("pragma_database_list on alice/one lists only alice's file, on every query process", async () => {
-    for (const list of await everywhere('alice/one', 'select name, file from pragma_database_list')) {
+  test("the connection of alice/one has only alice's file open, on every query process", async () => {
+    for (const list of await everywhereDirect('select name, file from pragma_database_list')) {
       const dbs = list as { name: string; file: string }[];
       assert.ok(dbs.every((d) => d.name === 'main' || d.name === 'temp'), JSON.stringify(dbs));
       assert.deepEqual(dbs.find((d) => d.name === 'main'), { name: 'main', file: files.alice });

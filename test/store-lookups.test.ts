@@ -40,7 +40,7 @@ test('a key looked up again is the kept one, until a change: revoked from anothe
 });
 
 test('a key revoked through the same store is found revoked', async () => {
-  const hash = hashKey(await new Catalog(server, dir).createKey('alice', false));
+  const hash = hashKey(await new Catalog(server, dir).createKey('alice'));
   assert.equal((await server.findKey(hash))?.revoked, false);
   await server.revokeKey(hash);
   assert.equal((await server.findKey(hash))?.revoked, true);

@@ -7,12 +7,18 @@ import { PoolStartError } from '../pool/pool.js';
 import { Catalog } from '../scrapers/catalog.js';
 import { importerWithLimits } from '../scrapers/import-process.js';
 import { SqliteStore } from '../store/sqlite-store.js';
+import { formatKeyList } from './key-list.js';
 import { serve } from './serve.js';
 
 const usage = `Usage: siphon [--data-dir DIR] <command>
 
-  user add NAME                           create an account; prints its first API key
-  key create NAME [--read-only]           print a further key for account NAME
+  user add NAME [--label TEXT]            create an account; prints its first API key
+  key create NAME [--read-only] [--origin ORIGIN]... [--label TEXT]
+                                          print a further key for account NAME; with --origin
+                                          (https://maps.example.org) it is read-only and works
+                                          from web pages of those origins only
+  key list NAME                           the account's keys: prefix, label, read-only, origins,
+                                          created, last used, revoked (never the keys)
   key revoke KEY                          revoke a key at once
   scraper add OWNER/NAME --db FILE [--private] [--description TEXT] [--import-timeout SECONDS]
                                           register a scraper with a copy of an SQLite file
@@ -81,6 +87,8 @@ function limitsFrom(values: Partial<Record<keyof typeof limitFlags, string>>): P
 const options = {
   'data-dir': { type: 'string' },
   'read-only': { type: 'boolean' },
+  origin: { type: 'string', multiple: true },
+  label: { type: 'string' },
   db: { type: 'string' },
   private: { type: 'boolean' },
   description: { type: 'string' },
@@ -97,8 +105,9 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositi
 
 /** Which flags each command takes (besides --data-dir), and how many words it has after its name. */
 const commands: Record<string, { flags: (keyof Values)[]; args: number }> = {
-  'user add': { flags: [], args: 1 },
-  'key create': { flags: ['read-only'], args: 1 },
+  'user add': { flags: ['label'], args: 1 },
+  'key create': { flags: ['read-only', 'origin', 'label'], args: 1 },
+  'key list': { flags: [], args: 1 },
   'key revoke': { flags: [], args: 1 },
   'scraper add': { flags: ['db', 'private', 'description', 'import-timeout'], args: 1 },
   'scraper publish': { flags: ['db', 'import-timeout'], args: 1 },
@@ -161,10 +170,13 @@ async function run(argv: string[]): Promise<void> {
     const arg = args[0]!;
     switch (command) {
       case 'user add':
-        process.stdout.write(`${(await catalog.addUser(arg)).key}\n`);
+        process.stdout.write(`${(await catalog.addUser(arg, { label: values.label })).key}\n`);
         break;
       case 'key create':
-        process.stdout.write(`${await catalog.createKey(arg, values['read-only'] ?? false)}\n`);
+        process.stdout.write(`${await catalog.createKey(arg, { readOnly: values['read-only'], origins: values.origin, label: values.label })}\n`);
+        break;
+      case 'key list':
+        process.stdout.write(formatKeyList(await catalog.listKeys(arg)));
         break;
       case 'key revoke':
         if (!(await catalog.revokeKey(arg))) throw new UsageError('no such key');

@@ -3,11 +3,12 @@ import type { Encoder, EncoderOptions } from './encoder.js';
 import { textValue } from './values.js';
 
 /**
- * RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line break.
- * csv-stringify only quotes a field holding the whole record delimiter (CRLF), so a lone CR or LF is
- * matched here. An empty string is written as `""` so it stays distinct from NULL, an empty field.
+ * RFC 4180 with LF line ends, as morph.io wrote them (every CSV reader accepts them): fields quoted
+ * when they hold a comma, quote or line break. csv-stringify only quotes a field holding the record
+ * delimiter (LF), so a CR is matched here too. An empty string is written as `""` so it stays
+ * distinct from NULL, an empty field.
  */
-const options: Options = { record_delimiter: 'windows', quoted_match: [/^$/, /[\r\n]/], eof: true };
+const options: Options = { record_delimiter: 'unix', quoted_match: [/^$/, /[\r\n]/], eof: true };
 
 export function csvEncoder({ columns }: EncoderOptions): Encoder {
   return {

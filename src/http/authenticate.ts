@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors.js';
 import { hashKey } from '../keys.js';
 import type { ApiKey, Store } from '../store/types.js';
+import { checkKeyOrigin } from './key-origin.js';
 
 /** The key from `X-API-Key` or `Authorization: Bearer`; undefined when neither header is sent. */
 function headerKey(headers: IncomingHttpHeaders): string | undefined {
@@ -12,9 +13,10 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * Finds the caller's key. A header wins over the `key` parameter, as on morph.io: a bad header key
- * is refused even when the parameter holds a good one. The lookup is by hash, so the comparison
- * leaks nothing about stored keys through timing.
+ * Finds the caller's key, and checks it may be used from where the call comes from (a key limited
+ * to some web origins: key-origin.ts). A header wins over the `key` parameter, as on morph.io: a bad
+ * header key is refused even when the parameter holds a good one. The lookup is by hash, so the
+ * comparison leaks nothing about stored keys through timing.
  */
 export async function authenticate(
   headers: IncomingHttpHeaders,
@@ -27,5 +29,6 @@ export async function authenticate(
   const found = await store.findKey(hashKey(key));
   if (!found) throw errors.keyInvalid();
   if (found.revoked) throw errors.keyRevoked();
+  checkKeyOrigin(found, headers);
   return found;
 }

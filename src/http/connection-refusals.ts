@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, type SiphonError } from '../errors.js';
+import { corsHeaders } from './cors.js';
 import { errorBody, errorContentType, errorHeaders } from './send-error.js';
 
 /**
@@ -15,7 +16,7 @@ const lingerMs = 2000;
 export function rawErrorResponse(error: SiphonError): string {
   const body = errorBody(error);
   const headers = {
-    ...errorHeaders(error), 'content-type': errorContentType, 'content-length': String(Buffer.byteLength(body)), connection: 'close',
+    ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': String(Buffer.byteLength(body)), connection: 'close',
   };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${lines}\r\n${body}`;
@@ -85,7 +86,7 @@ export class ConnectionRefusals {
       this.options.log({ code: error.code, status: error.status }, 'request refused');
       const body = errorBody(error);
       res.writeHead(error.status, {
-        ...errorHeaders(error), 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), connection: 'close',
+        ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), connection: 'close',
       }).end(body);
     });
   }

@@ -22,13 +22,11 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
 export const errorCodeHeader = 'siphon-error-code';
 
 /**
- * The headers of every error answer: its code; CORS too, so a page calling the API with fetch() can
- * read why its call failed; never stored. `Retry-After` and `Allow` when the error says them.
+ * The headers of every error answer besides CORS (which every error answer has too): its code,
+ * never stored, `Retry-After` and `Allow` when the error says them.
  */
 export function errorHeaders(error: SiphonError): Record<string, string> {
-  const headers: Record<string, string> = {
-    ...corsHeaders, [errorCodeHeader]: error.code, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
-  };
+  const headers: Record<string, string> = { [errorCodeHeader]: error.code, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   if (error.allow) headers.allow = error.allow.join(', ');
   return headers;
@@ -47,6 +45,9 @@ export function errorBody(error: SiphonError): string {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
+  // CORS too, so a page calling the API with fetch() can read why its call failed. A key limited to
+  // some origins has named the caller's already (key-origin.ts): that stays.
+  if (!reply.hasHeader('access-control-allow-origin')) void reply.headers(corsHeaders);
   void reply.headers(errorHeaders(error));
   if (jsonpCallback) {
     void reply.code(200).type(jsonpContentType)

@@ -1,8 +1,9 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { errors } from '../errors.js';
-import { hashKey, newKey } from '../keys.js';
-import type { Account, DataVersion, Scraper, Store } from '../store/types.js';
+import { hashKey, keyPrefix, newKey } from '../keys.js';
+import type { Account, DataVersion, KeyListing, NewKey, Scraper, Store } from '../store/types.js';
 import { importDataFile } from './data-file.js';
+import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from './names.js';
 import { newImportTarget } from './temp-files.js';
@@ -13,6 +14,9 @@ import { markCurrent, removeOldVersions } from './versions.js';
  * `signal` stops it when it can be stopped.
  */
 export type Importer = (source: string, dir: string, signal?: AbortSignal) => Promise<Omit<DataVersion, 'version'>>;
+
+/** The label of an account's first key when none is given. */
+const firstKeyLabel = 'first key';
 
 /** Imports in this process: quick for trusted files, but cannot be stopped. */
 export const importInPlace: Importer = (source, dir) => importDataFile(source, newImportTarget(dir));
@@ -29,18 +33,29 @@ export class Catalog {
     private readonly importData: Importer = importInPlace,
   ) {}
 
-  /** Creates an account and returns its first key. */
-  async addUser(name: string): Promise<{ account: Account; key: string }> {
+  /** Creates an account and returns its first key (labelled "first key" unless told otherwise). */
+  async addUser(name: string, firstKey: KeyOptions = {}): Promise<{ account: Account; key: string }> {
     if (!isAccountName(name)) throw errors.nameInvalid('account', name);
+    const spec = checkKeyOptions({ ...firstKey, label: firstKey.label ?? firstKeyLabel });
     if (await this.store.findAccount(name)) throw errors.accountExists(name);
     const account = await this.store.createAccount(name);
-    return { account, key: await this.createKey(name, false) };
+    return { account, key: await this.addKey(account, spec) };
   }
 
-  async createKey(accountName: string, readOnly: boolean): Promise<string> {
-    const account = await this.requireAccount(accountName);
+  /** Returns the new key: the one time it is seen, as only its hash is kept. */
+  async createKey(accountName: string, options: KeyOptions = {}): Promise<string> {
+    const spec = checkKeyOptions(options);
+    return this.addKey(await this.requireAccount(accountName), spec);
+  }
+
+  /** The account's keys as `key list` shows them. */
+  async listKeys(accountName: string): Promise<KeyListing[]> {
+    return this.store.listKeys((await this.requireAccount(accountName)).id);
+  }
+
+  private async addKey(account: Account, spec: Omit<NewKey, 'prefix'>): Promise<string> {
     const key = newKey();
-    await this.store.addKey(account.id, hashKey(key), readOnly);
+    await this.store.addKey(account.id, hashKey(key), { ...spec, prefix: keyPrefix(key) });
     return key;
   }
 

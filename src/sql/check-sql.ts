@@ -1,25 +1,40 @@
 import { errors } from '../errors.js';
+import { asciiLower, sqlTokens } from './tokens.js';
 
 /** Statements a query may start with. Everything else (PRAGMA, ATTACH, EXPLAIN, writes…) is refused. */
 const readKeywords = new Set(['select', 'with', 'values']);
 
+/**
+ * The table-valued pragma functions a query may read: they describe the scraper's tables. The others
+ * describe the server (`pragma_database_list` shows the data file's path, `pragma_compile_options`,
+ * `pragma_cache_size`… its set-up), and new ones come with new SQLite versions, so this is an allow-list.
+ */
+export const allowedPragmaFunctions: readonly string[] = [
+  'pragma_table_info', 'pragma_table_xinfo', 'pragma_table_list',
+  'pragma_index_list', 'pragma_index_info', 'pragma_index_xinfo', 'pragma_foreign_key_list',
+];
+const allowedPragmas = new Set(allowedPragmaFunctions);
+
 /** The first keyword after whitespace and SQL comments, lower-cased ('' if there is none). */
 export function firstKeyword(sql: string): string {
-  let i = 0;
-  while (i < sql.length) {
-    if (/\s/.test(sql[i]!)) {
-      i += 1;
-    } else if (sql.startsWith('--', i)) {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-    } else if (sql.startsWith('/*', i)) {
-      const end = sql.indexOf('*/', i + 2);
-      i = end === -1 ? sql.length : end + 2;
-    } else {
-      break;
-    }
+  for (const token of sqlTokens(sql)) return token.kind === 'word' ? asciiLower(/^[A-Za-z]*/.exec(token.text)![0]) : '';
+  return '';
+}
+
+/**
+ * The first name in the SQL that SQLite would take for a pragma function other than the allowed
+ * ones, in any spelling: bare or quoted in any of SQLite's styles (a string too, since SQLite reads
+ * `from 'pragma_x'` as a name), behind a schema, in any case. A column or string that merely starts
+ * with `pragma_` is refused too: telling them apart would mean parsing SQL as SQLite does.
+ */
+export function refusedPragmaFunction(sql: string): string | undefined {
+  for (const token of sqlTokens(sql)) {
+    if (token.kind === 'other') continue;
+    // SQLite looks a name up as a pragma function when it starts with pragma_, in any ASCII case.
+    const name = asciiLower(token.text);
+    if (name.startsWith('pragma_') && !allowedPragmas.has(name)) return token.text;
   }
-  return /^[A-Za-z]*/.exec(sql.slice(i))![0].toLowerCase();
+  return undefined;
 }
 
 /**
@@ -35,5 +50,7 @@ export function checkSql(sql: string | undefined, maxChars: number): string {
   if (sql.includes('\0')) throw errors.queryNul();
   const first = firstKeyword(sql);
   if (!readKeywords.has(first)) throw errors.queryNotRead(first);
+  const pragma = refusedPragmaFunction(sql);
+  if (pragma !== undefined) throw errors.queryPragma(pragma, allowedPragmaFunctions);
   return sql;
 }

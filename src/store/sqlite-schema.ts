@@ -73,6 +73,19 @@ const migrations: string[] = [
   drop index if exists downloads_by_scraper;
   drop index if exists downloads_by_scraper_time;
   `,
+  // 2: what `key list` shows of a key, and keys limited to web origins. Keys made before have no
+  // label and no prefix (it cannot be recovered from the hash: shown as unknown); they keep their
+  // created_at. Their last use is taken from the downloads already recorded, in one pass over them.
+  // origins_json is a JSON array of normalised origins, null for a key usable from anywhere.
+  `
+  alter table api_keys add column label text not null default '';
+  alter table api_keys add column prefix text;
+  alter table api_keys add column origins_json text;
+  alter table api_keys add column last_used_at text;
+  update api_keys set last_used_at = used.at
+    from (select key_id, max(at) as at from downloads group by key_id) as used
+    where used.key_id = api_keys.id;
+  `,
 ];
 
 /**

@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
 import type {
-  Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, ListScrapersOptions, NewScraper, Scraper,
-  ScraperListing, Store,
+  Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, KeyListing, ListScrapersOptions, NewKey,
+  NewScraper, Scraper, ScraperListing, Store,
 } from './types.js';
 
 interface ScraperRow {
@@ -32,6 +32,9 @@ function toScraper(row: ScraperRow): Scraper {
     },
   };
 }
+
+const originsJson = (origins: readonly string[] | null) => (origins === null ? null : JSON.stringify(origins));
+const parseOrigins = (json: string | null): readonly string[] | null => (json === null ? null : JSON.parse(json) as string[]);
 
 /** Keys and scrapers kept in memory each; the least recently used are dropped beyond this. */
 const cachedLookups = 10_000;
@@ -115,9 +118,28 @@ export class SqliteStore implements Store {
     return this.stmt('select id, name from accounts where name = ?').get(name) as Account | undefined;
   }
 
-  async addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void> {
-    this.change(() => this.stmt('insert into api_keys (account_id, hash, read_only, created_at) values (?, ?, ?, ?)')
-      .run(accountId, keyHash, readOnly ? 1 : 0, new Date().toISOString()));
+  async addKey(accountId: number, keyHash: string, key: NewKey): Promise<void> {
+    this.change(() => this.stmt(`
+      insert into api_keys (account_id, hash, prefix, label, read_only, origins_json, created_at)
+      values (?, ?, ?, ?, ?, ?, ?)`).run(
+      accountId, keyHash, key.prefix, key.label, key.readOnly ? 1 : 0, originsJson(key.origins), new Date().toISOString()));
+  }
+
+  async listKeys(accountId: number): Promise<KeyListing[]> {
+    const rows = this.stmt(`
+      select prefix, label, read_only, origins_json, created_at, last_used_at, revoked_at
+      from api_keys where account_id = ? order by id`).all(accountId) as
+      { prefix: string | null; label: string; read_only: number; origins_json: string | null; created_at: string;
+        last_used_at: string | null; revoked_at: string | null }[];
+    return rows.map((row) => ({
+      prefix: row.prefix,
+      label: row.label,
+      readOnly: row.read_only === 1,
+      origins: parseOrigins(row.origins_json),
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: row.revoked_at,
+    }));
   }
 
   // Misses are not cached: a stream of made-up keys would otherwise push the real ones out.
@@ -126,15 +148,17 @@ export class SqliteStore implements Store {
     const cached = this.keys.get(keyHash);
     if (cached) return cached;
     const row = this.stmt(`
-      select k.id, k.read_only, k.revoked_at, a.id as account_id, a.name as account_name
+      select k.id, k.read_only, k.revoked_at, k.origins_json, a.id as account_id, a.name as account_name
       from api_keys k join accounts a on a.id = k.account_id where k.hash = ?`).get(keyHash) as
-      { id: number; read_only: number; revoked_at: string | null; account_id: number; account_name: string } | undefined;
+      { id: number; read_only: number; revoked_at: string | null; origins_json: string | null; account_id: number;
+        account_name: string } | undefined;
     if (!row) return undefined;
     const key: ApiKey = {
       id: row.id,
       account: { id: row.account_id, name: row.account_name },
       readOnly: row.read_only === 1,
       revoked: row.revoked_at !== null,
+      origins: parseOrigins(row.origins_json),
     };
     this.keys.set(keyHash, key);
     return key;
@@ -183,7 +207,16 @@ export class SqliteStore implements Store {
     return this.change(() => swap.immediate());
   }
 
-  // Downloads change no key or scraper, so the cached lookups stay.
+  // A key's last use is not part of its lookup, so the cached lookups stay.
+  private keyUse(): Database.Statement {
+    return this.stmt('update api_keys set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?)');
+  }
+
+  async recordKeyUse(keyId: number, at: string): Promise<void> {
+    this.keyUse().run(at, keyId, at);
+  }
+
+  // Downloads change no key lookup or scraper, so the cached lookups stay.
   async recordDownloads(records: readonly DownloadRecord[]): Promise<void> {
     const insert = this.stmt(`
       insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)
@@ -195,12 +228,21 @@ export class SqliteStore implements Store {
     const countByDay = this.stmt(`
       insert into download_days (scraper_id, day, count) values (?, substr(?, 1, 10), 1)
       on conflict do update set count = count + 1`);
+    // One update per key of the batch, with its latest download: not one per download.
+    // ISO timestamps in UTC compare as text in time order.
+    const lastUse = new Map<number, string>();
+    for (const d of records) {
+      const latest = lastUse.get(d.keyId);
+      if (latest === undefined || latest < d.at) lastUse.set(d.keyId, d.at);
+    }
+    const keyUse = this.keyUse();
     this.db.transaction(() => {
       for (const d of records) {
         insert.run(d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
         countByAccount.run(d.scraperId, d.accountId);
         countByDay.run(d.scraperId, d.at);
       }
+      for (const [keyId, at] of lastUse) keyUse.run(at, keyId, at);
     })();
   }
 

@@ -13,6 +13,33 @@ export interface ApiKey {
   account: Account;
   readOnly: boolean;
   revoked: boolean;
+  /** The web origins (`https://maps.example.org`) it may be used from; null when it is not limited to any. */
+  origins: readonly string[] | null;
+}
+
+/** A key being added, besides its hash: never the key itself. */
+export interface NewKey {
+  /** Its first characters: enough to recognise it in a list, far too few to use it. */
+  prefix: string;
+  /** What it is for, as its owner put it; may be empty. */
+  label: string;
+  readOnly: boolean;
+  /** As in ApiKey; a key with origins is read-only. */
+  origins: readonly string[] | null;
+}
+
+/** A key as the list of its account's keys shows it: never the key or its hash. */
+export interface KeyListing {
+  /** Null for a key made before prefixes were kept. */
+  prefix: string | null;
+  label: string;
+  readOnly: boolean;
+  origins: readonly string[] | null;
+  /** ISO timestamps in UTC. */
+  createdAt: string;
+  /** Its latest download or publish; null when it has not been used. */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
 export interface ColumnInfo {
@@ -97,7 +124,9 @@ export interface Store {
   createAccount(name: string): Promise<Account>;
   findAccount(name: string): Promise<Account | undefined>;
   /** Stores a key by its hash; the key itself is never stored. */
-  addKey(accountId: number, keyHash: string, readOnly: boolean): Promise<void>;
+  addKey(accountId: number, keyHash: string, key: NewKey): Promise<void>;
+  /** The account's keys, oldest first, revoked ones included. */
+  listKeys(accountId: number): Promise<KeyListing[]>;
   /**
    * Sees every change committed before the call, by any process (the CLI included): a key revoked
    * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change.
@@ -113,10 +142,13 @@ export interface Store {
   replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
 
   /**
-   * Records downloads, and counts them in the totals the three reads below use, all in one step:
-   * when it throws, none of them was recorded and the same records can be given again.
+   * Records downloads, counts them in the totals the three reads below use, and keeps each key's
+   * last use (the latest `at` of its downloads), all in one step: when it throws, none of them was
+   * recorded and the same records can be given again.
    */
   recordDownloads(downloads: readonly DownloadRecord[]): Promise<void>;
+  /** Keeps `at` as the key's last use unless it was used later. For uses that are not downloads (a publish). */
+  recordKeyUse(keyId: number, at: string): Promise<void>;
   // Pages make these reads, so they read totals kept as downloads are recorded: their cost depends on
   // the number of scrapers, accounts and days, never on the number of downloads.
   downloadStats(scraperId: number): Promise<DownloadStats>;

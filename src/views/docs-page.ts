@@ -56,9 +56,10 @@ X-API-Key: {your key}</code></pre>
 <p>Every data call needs an API key. <strong>A key is a secret</strong>: anyone who has it can query as you, and your calls show as your downloads.</p>
 <ul>
 <li><strong>Send it in a header</strong>: <code>X-API-Key: &lt;key&gt;</code> or <code>Authorization: Bearer &lt;key&gt;</code>. It can also be the <code>key</code> query-string parameter (as on morph.io), but a key in a URL ends up in browser history, proxy logs and <code>Referer</code> headers. A header wins over the parameter: a bad header key is refused even if the parameter holds a good one.</li>
-<li><strong>Getting one</strong>: <code>siphon user add NAME</code> creates an account and prints its first key; <code>siphon key create NAME</code> prints another.</li>
+<li><strong>Getting one</strong>: <code>siphon user add NAME</code> creates an account and prints its first key; <code>siphon key create NAME [--label TEXT]</code> prints another.</li>
 <li><strong>Read-only keys</strong> (<code>siphon key create NAME --read-only</code>) can query every public scraper but never publish data. Use one wherever a key may be seen, such as a JSONP page.</li>
-<li><strong>Revoking</strong>: <code>siphon key revoke KEY</code> stops a key at once. Keys are stored only as hashes and never appear in logs or pages.</li>
+<li><strong>Keys for web pages</strong> (<code>siphon key create NAME --origin https://maps.example.org</code>) are read-only and work only from pages of the origins given: see <a href="#browsers">Browsers</a>.</li>
+<li><strong>Revoking</strong>: <code>siphon key revoke KEY</code> stops a key at once; <code>siphon key list NAME</code> shows an account's keys by their first characters, with their label, origins, when each was made and last used, and whether it is revoked. Keys are stored only as hashes and never appear in logs or pages.</li>
 </ul>
 </section>
 
@@ -81,20 +82,22 @@ ${limitsSection(model.config)}
 <section aria-labelledby="browsers">
 <h2 id="browsers">Browsers: CORS and JSONP</h2>
 <h3 id="cors">CORS (<code>fetch</code> from any web page)</h3>
-<p>Every data response, errors included and in every format, carries <code>Access-Control-Allow-Origin: *</code>, so a page on any origin can call the API with <code>fetch()</code> and send the key in the <code>X-API-Key</code> header. The browser first sends a preflight <code>OPTIONS</code> request, answered <code>204</code> with:</p>
+<p>Every data response, errors included and in every format, carries <code>Access-Control-Allow-Origin: *</code> (for a <a href="#origin-keys">key for web pages</a>, the page's origin), so a page on any origin can call the API with <code>fetch()</code> and send the key in the <code>X-API-Key</code> header. The browser first sends a preflight <code>OPTIONS</code> request, answered <code>204</code> with:</p>
 <pre><code>Access-Control-Allow-Origin: *
 Access-Control-Allow-Methods: ${corsAllowMethods}
 Access-Control-Allow-Headers: ${corsAllowHeaders}
 Access-Control-Expose-Headers: ${corsExposeHeaders}
 Access-Control-Max-Age: ${corsMaxAgeSeconds}</code></pre>
 <p>No cookies are involved (a call is authorised by its key alone), so requests are sent without credentials.</p>
+<h3 id="origin-keys">Keys for web pages</h3>
+<p>A key in a web page can be read by anyone who views the page. A key made with <code>--origin</code> (one or more: scheme, host and port, such as <code>https://maps.example.org</code>) is read-only and only answers calls from pages of those origins, told by the <code>Origin</code> header that <code>fetch()</code> sends, or, when there is none (a JSONP <code>&lt;script&gt;</code> tag), by the origin of the <code>Referer</code>. A call from another origin, or one with neither header, is refused with <code>403</code> (<code>SIPHON_ERR_KEY_ORIGIN</code>; a JSONP call gets it in its callback): any page can hide its <code>Referer</code>, so such calls cannot be let through. Keep the <code>Referer</code> of your own JSONP pages (no <code>referrerpolicy="no-referrer"</code>), or use <code>fetch()</code>. Answers to such a key name the page's origin, <code>Access-Control-Allow-Origin: https://maps.example.org</code> with <code>Vary: Origin</code>, instead of <code>*</code>. A program outside a browser can send any <code>Origin</code> it likes: the limit keeps other web sites from using the key, not other programs.</p>
 <h3 id="jsonp">JSONP (a <code>&lt;script&gt;</code> tag)</h3>
-<p>With <code>json</code> and <code>callback=name</code>, the answer is a script that calls <code>name(rows)</code>. Errors reach the callback too, as <code>name({"error": "…", "status": 401})</code> with HTTP status 200. A script tag cannot send headers, so the key is in the URL where anyone who can see the page can read it: use a read-only key you can revoke, or CORS.</p>
+<p>With <code>json</code> and <code>callback=name</code>, the answer is a script that calls <code>name(rows)</code>. Errors reach the callback too, as <code>name({"error": "…", "status": 401})</code> with HTTP status 200. A script tag cannot send headers, so the key is in the URL where anyone who can see the page can read it: use a key for web pages (above), or CORS.</p>
 </section>
 
 <section aria-labelledby="downloads">
 <h2 id="downloads">Downloads are public</h2>
-<p>Every call with a valid key to a public scraper is a download, whatever its outcome (a failed query is a download too; a call with no or a bad key, or to an unknown or private scraper, is not). As on morph.io, downloads are public, so that the people who write scrapers can see who uses their data: each scraper's page shows how many times it was downloaded, by whom, and a chart of downloads per day over the last 90 days. A call shows there on the next page load.</p>
+<p>Every call with a valid key to a public scraper is a download, whatever its outcome (a failed query is a download too; a call with no or a bad key, with a key refused for its origin, or to an unknown or private scraper, is not). As on morph.io, downloads are public, so that the people who write scrapers can see who uses their data: each scraper's page shows how many times it was downloaded, by whom, and a chart of downloads per day over the last 90 days. A call shows there on the next page load.</p>
 </section>
 
 <section aria-labelledby="scraper-info">

@@ -2,6 +2,7 @@ import { errors, type SiphonError } from '../errors.js';
 import { defaults } from '../config.js';
 import { formatNames } from '../formats/index.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
+import { allowedPragmaFunctions } from '../sql/check-sql.js';
 
 type Factories = typeof errors;
 
@@ -28,6 +29,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   keyMissing: { example: [], area: 'query', when: 'No key in the headers or the query string.' },
   keyInvalid: { example: [], area: 'query', when: 'The key is empty or unknown.' },
   keyRevoked: { example: [], area: 'query', when: 'The key was revoked.' },
+  keyOrigin: { example: ['https://elsewhere.example'], area: 'query', when: 'A key made with `--origin`, used from a page of another origin, or by a request with neither an `Origin` nor a `Referer` header.' },
   keyReadOnly: { example: [], area: 'manage', when: 'A read-only key was used to publish.' },
   forbidden: { example: ['alice/planning'], area: 'manage', when: "Publishing to another account's scraper." },
   scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: 'No such scraper, or it is private (the same answer: existence is not revealed).' },
@@ -37,6 +39,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   queryTooLong: { example: [defaults.maxQueryChars], area: 'query', when: 'The SQL is longer than the limit.' },
   queryNul: { example: [], area: 'query', when: 'The SQL contains a NUL character.' },
   queryNotRead: { example: ['delete'], area: 'query', when: 'Not one read-only SELECT, WITH or VALUES statement (PRAGMA, ATTACH, writes…).' },
+  queryPragma: { example: ['pragma_database_list', allowedPragmaFunctions], area: 'query', when: 'The SQL names a pragma function other than those that describe the tables (`pragma_table_info`, `pragma_index_list`…), or any name starting with `pragma_`.' },
   sql: { example: ['no such table: dta'], area: 'query', when: "SQLite refused or failed the query; the message is SQLite's own." },
   queryTimeout: { example: [10], area: 'query', when: 'The query ran past the time limit and was stopped.' },
   queryProcessDied: { example: [], area: 'query', when: 'The query needed more memory or temporary disk than a query process may have, or its process died.' },
@@ -45,6 +48,8 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   nameInvalid: { example: ['scraper', 'my scraper'], area: 'manage', when: 'An account or scraper name that is not allowed.' },
   accountExists: { example: ['alice'], area: 'manage', when: 'Creating an account whose name is taken.' },
   accountNotFound: { example: ['alice'], area: 'manage', when: 'Naming an account that does not exist.' },
+  keyOriginInvalid: { example: ['https://*.example.org', 'wildcards are not supported, list each origin'], area: 'manage', when: '`key create --origin` with something other than a web origin (scheme, host and port).' },
+  keyLabelInvalid: { example: [100], area: 'manage', when: 'A key label that is too long or holds a line break or another control character.' },
   scraperExists: { example: ['alice/planning'], area: 'manage', when: 'Adding a scraper that already exists.' },
   dataInvalid: { example: ['data.db is not an SQLite database.'], area: 'manage', when: 'A missing, unreadable, non-SQLite or damaged database file.' },
   dataTooLarge: { example: [536_870_912], area: 'manage', when: 'A published database is larger than the publish limit.' },

@@ -20,7 +20,7 @@ const sampleRows: SqliteValue[][] = [
 
 const about: Record<string, string> = {
   json: 'A bare JSON array of row objects, keys in the query\'s column order. Integers stay exact at any size; `<`, `>` and `&` are \\u-escaped.',
-  csv: 'RFC 4180: a header row (also when there are no rows), CRLF line ends, fields quoted when needed. Sent as an attachment.',
+  csv: 'RFC 4180: a header row (also when there are no rows), LF line ends (as on morph.io), fields quoted when needed. Sent as an attachment.',
   ndjson: 'One JSON row object per line, each ending in a newline: easy to stream.',
   atom: 'An Atom 1.0 feed, one entry per row. The query must return `title`, `content`, `link` and `date` columns (build them with `as` and `||`).',
   sqlite: 'The whole SQLite database file, with Content-Length; `query` is not needed. Sent as an attachment.',

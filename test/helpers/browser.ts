@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
@@ -94,6 +95,20 @@ export async function startOtherOrigin(): Promise<OtherOrigin> {
       server.close(() => resolve());
     }),
   };
+}
+
+/**
+ * Loads `src` with a <script> tag (with `attributes`, such as `referrerpolicy="no-referrer"`) in a
+ * page of `origin`, and returns what the page's callback `got` was called with.
+ */
+export async function jsonpCalls(browser: Browser, origin: OtherOrigin, src: string, attributes = ''): Promise<unknown[]> {
+  const path = `/jsonp-${Math.random().toString(36).slice(2)}`;
+  origin.serve(path, `<!doctype html><script>window.calls = []; function got(arg) { window.calls.push(arg); }</script>
+<script src="${src.replace(/&/g, '&amp;')}" ${attributes}></script>`);
+  const { page, errors } = await openPage(browser);
+  await page.goto(`${origin.base}${path}`);
+  assert.deepEqual(errors, []);
+  return page.evaluate(() => (window as unknown as { calls: unknown[] }).calls);
 }
 
 /** Planning-style rows with every kind of value, for the builder and example tests. */

@@ -17,6 +17,7 @@ import { authenticate } from '../authenticate.js';
 import { corsHeaders } from '../cors.js';
 import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
 import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
+import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
 import type { Params } from '../query-string.js';
 import { asSiphonError, sendError } from '../send-error.js';
@@ -61,10 +62,11 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
 
 /**
  * GET|HEAD|POST /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its
- * own status: a POST's body (415, 413, 400) → authenticate (401) → find the public scraper (404) → the key's rate limit (429, not a
- * download) → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is
- * current → queue it fairly and run it in a query process (429/503 when the key or the service is
- * too busy; 400 on SQL errors and the limits) → stream, compressed if asked → record the download.
+ * own status: a POST's body (415, 413, 400) → authenticate (401; 403 for a key used from a web
+ * origin it is not for) → find the public scraper (404) → the key's rate limit (429, not a download)
+ * → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is current → queue
+ * it fairly and run it in a query process (429/503 when the key or the service is too busy; 400 on
+ * SQL errors and the limits) → stream, compressed if asked → record the download.
  * Every call that gets past the rate limit is a download, a 304 too, unless downloads cannot be
  * recorded: then it is refused (503) before anything runs. A POST is the same call with its
  * parameters in a body (for URLs too long for a proxy, and keys kept out of URLs), never a 304.
@@ -108,6 +110,7 @@ export function dataRoutes(
     let rate: RateDecision | undefined;
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
+      void reply.headers(keyCorsHeaders(key, request.headers)); // on every answer from here on, errors too
       scraper = await findPublicScraper(store, owner, scraperName);
       // Nothing is served that could not be recorded: a refused call is not a download.
       recorder.assertAccepting();
@@ -137,7 +140,7 @@ export function dataRoutes(
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = { ...responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes), ...rateLimitHeaders(rate) };
+      const plain = { ...responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes), ...keyCorsHeaders(key, request.headers), ...rateLimitHeaders(rate) };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {

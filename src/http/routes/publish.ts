@@ -43,14 +43,14 @@ async function findPublishable(store: Store, key: ApiKey, owner: string, name: s
 
 /**
  * PUT /:owner/:scraper/data.sqlite — replaces a scraper's data with the SQLite file in the body, as
- * `siphon scraper publish` does. Steps, each failing with its own status: authenticate (401) → find
- * the scraper (404) → read-only key or not the owner (403) → Content-Type (415) → Content-Length
- * over the limit (413, before reading) → stream the body to a temporary file (413 once over the
- * limit; 408 if it stalls) → import it in a process of its own (400 if it is not a sound SQLite
- * database, or its import runs out of time or memory; stopped if the client leaves) → switch
- * in one step (publishes running at the same time each get their own version). A publish is not a
- * download. When the service stops (`stopping`), a publish still uploading or importing is stopped
- * and answered 503.
+ * `siphon scraper publish` does. Steps, each failing with its own status: authenticate (401; 403 for
+ * a key used from a web origin it is not for) → find the scraper (404) → read-only key or not the
+ * owner (403) → Content-Type (415) → Content-Length over the limit (413, before reading) → stream the
+ * body to a temporary file (413 once over the limit; 408 if it stalls) → import it in a process of
+ * its own (400 if it is not a sound SQLite database, or its import runs out of time or memory;
+ * stopped if the client leaves) → switch in one step (publishes running at the same time each get
+ * their own version) → keep it as the key's last use. A publish is not a download. When the service
+ * stops (`stopping`), a publish still uploading or importing is stopped and answered 503.
  */
 export function publishRoutes(
   app: FastifyInstance,
@@ -77,6 +77,8 @@ export function publishRoutes(
       const published = await withUploadedFile(body, config.dataDir, limits,
         (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal),
         AbortSignal.any([stopping, bodyFailure(request)]));
+      // Without this, a key that only publishes would be listed as never used, and look safe to revoke.
+      await store.recordKeyUse(key.id, new Date().toISOString());
       request.log.info({
         scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
         version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,

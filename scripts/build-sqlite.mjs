@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+/**
+ * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options (README, Decisions).
+ *
+ * better-sqlite3 compiles its bundled SQLite with the options of its deps/defines.gypi, which include
+ * SQLITE_DQS=0 (a double-quoted word is never a string). morph.io's clients write string literals in
+ * double quotes, as stock SQLite allows, so Siphon needs SQLITE_DQS=3. better-sqlite3 can be built
+ * against a custom amalgamation (npm_config_sqlite3), but then its gyp file drops every option of
+ * defines.gypi but one: the copy made here starts with all of them as #defines, ours replacing theirs.
+ *
+ * Plain Node, no TypeScript: it runs before the build. It rebuilds only when the installed module
+ * lacks an option (a second `npm install` costs nothing), always from source (a prebuilt binary
+ * would be the stock one), and exits non-zero when the build fails or still lacks an option.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Our options, over better-sqlite3's. */
+const options = {
+  // Double-quoted strings in DDL and DML, as stock SQLite and so morph.io.
+  SQLITE_DQS: '3',
+  // Defence in depth: ATTACH (and VACUUM, which attaches) fails inside SQLite itself, whatever gets
+  // past the checks of the SQL text and of the prepared statement.
+  SQLITE_MAX_ATTACHED: '0',
+};
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const moduleDir = path.dirname(require.resolve('better-sqlite3/package.json'));
+
+/** How PRAGMA compile_options lists each of our options. */
+const wanted = Object.entries(options).map(([name, value]) => `${name.replace(/^SQLITE_/, '')}=${value}`);
+
+/** Our options the installed module lacks (all of them when it cannot be loaded). Loaded in a child, so the file can be rebuilt. */
+function missingOptions() {
+  const probe = `const Database = require(${JSON.stringify(moduleDir)});
+    const db = new Database(':memory:');
+    console.log(JSON.stringify(db.pragma('compile_options', { simple: false }).map((r) => r.compile_options)));`;
+  const result = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+  if (result.status !== 0) return wanted;
+  const have = new Set(JSON.parse(result.stdout));
+  return wanted.filter((option) => !have.has(option));
+}
+
+/** better-sqlite3's options (`NAME` or `NAME=VALUE`) with ours in place of theirs, as #define lines. */
+function defineLines() {
+  const gypi = readFileSync(path.join(moduleDir, 'deps', 'defines.gypi'), 'utf8');
+  const theirs = [...gypi.matchAll(/'([A-Z0-9_]+(?:=[^']*)?)'/g)].map((m) => m[1]);
+  if (!theirs.includes('SQLITE_DQS=0')) throw new Error('deps/defines.gypi of better-sqlite3 no longer has SQLITE_DQS=0: check this script against it');
+  const merged = new Map(theirs.map((d) => {
+    const [name, value = '1'] = d.split('=');
+    return [name, value];
+  }));
+  for (const [name, value] of Object.entries(options)) merged.set(name, value);
+  return [...merged].map(([name, value]) => `#define ${name} ${value}`);
+}
+
+/** A copy of the bundled amalgamation with the options on top, in a new absolute folder. */
+function writeAmalgamation() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'siphon-sqlite3-'));
+  const source = path.join(moduleDir, 'deps', 'sqlite3');
+  writeFileSync(path.join(dir, 'sqlite3.c'),
+    `/* Siphon's build options (scripts/build-sqlite.mjs) */\n${defineLines().join('\n')}\n\n${readFileSync(path.join(source, 'sqlite3.c'), 'utf8')}`);
+  copyFileSync(path.join(source, 'sqlite3.h'), path.join(dir, 'sqlite3.h'));
+  return dir;
+}
+
+function rebuild(amalgamationDir) {
+  // Through the npm that runs this script when there is one, else the npm on the PATH.
+  const npmCli = process.env.npm_execpath;
+  const [command, args] = npmCli?.endsWith('.js')
+    ? [process.execPath, [npmCli, 'rebuild', 'better-sqlite3']]
+    : ['npm', ['rebuild', 'better-sqlite3']];
+  // Environment variables, not CLI flags: npm 11 does not pass `--sqlite3=` on reliably.
+  const env = { ...process.env, npm_config_sqlite3: amalgamationDir, npm_config_build_from_source: 'true' };
+  const result = spawnSync(command, args, { env, stdio: 'inherit', cwd: repoRoot });
+  if (result.error) throw result.error;
+  return result.status === 0;
+}
+
+const fail = (message) => {
+  process.stderr.write(`\nsiphon: ${message}\n`);
+  process.exit(1);
+};
+
+const before = missingOptions();
+if (before.length === 0) {
+  console.log(`siphon: better-sqlite3's SQLite already has ${wanted.join(', ')}`);
+} else {
+  console.log(`siphon: building better-sqlite3's SQLite from source with ${wanted.join(', ')} (about a minute)…`);
+  const dir = writeAmalgamation();
+  let built;
+  try {
+    built = rebuild(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!built) fail('building better-sqlite3 from source failed (see above). A C++ compiler, make and python3 are needed.');
+  const after = missingOptions();
+  if (after.length > 0) fail(`better-sqlite3 was rebuilt but its SQLite still lacks ${after.join(', ')}.`);
+  console.log(`siphon: better-sqlite3's SQLite now has ${wanted.join(', ')}`);
+}
