@@ -13,7 +13,7 @@ import { errorBody, errorContentType, errorHeaders } from './send-error.js';
 const lingerMs = 2000;
 
 /** A complete HTTP/1.1 response in Siphon's shape, written to a socket no reply object stands for. */
-export function rawErrorResponse(error: SiphonError): string {
+function rawErrorResponse(error: SiphonError): string {
   const body = errorBody(error);
   const headers = {
     ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': String(Buffer.byteLength(body)), connection: 'close',

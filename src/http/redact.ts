@@ -11,11 +11,12 @@ const publicParams = new Set(['query', 'callback', 'table', 'sql', 'format', 'q'
 export function isPublicParam(decodedName: string): boolean {
   return publicParams.has(decodedName);
 }
+
 /** Names shown before `=[redacted]`, so a log still tells that a key was sent in the URL. */
 const keyParams = new Set(['key', 'api_key']);
 
 /** Whether a parameter (by decoded name, in any case) is meant to hold a key. */
-export function isKeyParam(decodedName: string): boolean {
+function isKeyParam(decodedName: string): boolean {
   return keyParams.has(decodedName.toLowerCase());
 }
 
@@ -30,22 +31,21 @@ function redactSegment(segment: string): string {
   return looksLikeKey(percentDecode(segment)) ? '[redacted]' : segment;
 }
 
-/** A logged value is cut after this many characters: a 100,000-character query need not fill the log. */
-const maxLoggedValueChars = 1000;
+/** A logged path or value is cut after this many characters: a 100,000-character query need not fill the log. */
+const maxLoggedChars = 1000;
 
-/** A public parameter as logged: as sent, cut when long. */
-function loggedPair(raw: string): string {
-  return raw.length <= maxLoggedValueChars ? raw : `${raw.slice(0, maxLoggedValueChars)}…[${raw.length - maxLoggedValueChars} more]`;
+function cut(text: string): string {
+  return text.length <= maxLoggedChars ? text : `${text.slice(0, maxLoggedChars)}…[${text.length - maxLoggedChars} more]`;
 }
 
 /** The URL with every value that could be a key replaced, and long values cut, for logs. */
 export function redactUrl(url: string): string {
   const start = queryStart(url);
-  const path = (start === -1 ? url : url.slice(0, start)).split('/').map(redactSegment).join('/');
+  const path = cut((start === -1 ? url : url.slice(0, start)).split('/').map(redactSegment).join('/'));
   if (start === -1) return path;
   const pairs = url.slice(start + 1).split('&').map((raw) => {
     const [name, value] = decodePair(raw);
-    if (isPublicParam(name) && !looksLikeKey(value)) return loggedPair(raw);
+    if (isPublicParam(name) && !looksLikeKey(value)) return cut(raw);
     return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
   });
   return `${path}${url[start]}${pairs.join('&')}`;

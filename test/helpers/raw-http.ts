@@ -66,7 +66,7 @@ function parseChunked(data: Buffer, from: number): { body: Buffer; end: number }
  * Responses parsed from the start of `data`, and where parsing stopped. `bodyUntilClose`: the
  * connection has closed, so a response without length ends there.
  */
-export function parseResponses(data: Buffer, head: boolean, bodyUntilClose: boolean): { responses: RawResponse[]; rest: number } {
+function parseResponses(data: Buffer, head: boolean, bodyUntilClose: boolean): { responses: RawResponse[]; rest: number } {
   const responses: RawResponse[] = [];
   let at = 0;
   for (;;) {

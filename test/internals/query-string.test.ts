@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseParams } from '../../src/http/query-string.js';
+import { redactUrl } from '../../src/http/redact.js';
+
+const key = 'sph_0123456789abcdefghijklmnopqrstuv';
+
+test('parameters are decoded as forms are, names too, never throwing', () => {
+  assert.deepEqual({ ...parseParams('%6Bey=a&k%65y=b&ke%79=c') }, { key: ['a', 'b', 'c'] });
+  assert.deepEqual({ ...parseParams('query=select+1%2C%202&callback=cb') }, { query: 'select 1, 2', callback: 'cb' });
+  assert.deepEqual({ ...parseParams('a=%ZZ&b=%&c=%E2%82%AC&d=%FF&e') }, { a: '%ZZ', b: '%', c: '€', d: '\uFFFD', e: '' });
+  assert.deepEqual({ ...parseParams('&&=x&') }, { '': 'x' });
+  const polluting = parseParams('__proto__=x&constructor=y');
+  assert.equal(polluting.__proto__, 'x');
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+test('every spelling that authenticates as `key` is redacted from a logged URL; so is any other unknown parameter', () => {
+  for (const name of ['key', '%6Bey', 'k%65y', 'ke%79', '%6b%65%79', 'KEY', 'api_key', 'token', 'x?key', '%00']) {
+    const url = `/alice/planning/data.json?query=select+1&${name}=${key}&callback=cb`;
+    const logged = redactUrl(url);
+    assert.ok(!logged.includes(key.slice(4)), `${name}: ${logged}`);
+    assert.ok(logged.includes('query=select+1') && logged.includes('callback=cb'), logged);
+    if (parseParams(url.split('?')[1]!).key !== undefined) assert.ok(logged.includes('key=[redacted]'), logged);
+  }
+  // A key-shaped value anywhere: in the path, or in a known parameter after a `;`.
+  assert.equal(redactUrl(`/alice/${key}/data.json`), '/alice/[redacted]/data.json');
+  assert.equal(redactUrl(`/a/b/data.json?query=select+1;key=${encodeURIComponent(key)}`), '/a/b/data.json?[redacted]');
+  assert.equal(redactUrl(`/a/b/data.json#?key=${key}`), '/a/b/data.json#[redacted]');
+  // Long values are cut.
+  const long = redactUrl(`/a/b/data.json?query=${'x'.repeat(5000)}`);
+  assert.ok(long.length < 1100 && long.endsWith('…[4006 more]'), long.slice(-30));
+});
