@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { corsAllowHeaders, corsAllowMethods, corsExposeHeaders, corsMaxAgeSeconds } from '../http/cors.js';
+import { corsAllowHeaders, corsAllowMethods, corsExposeHeaders, corsMaxAgeSeconds } from '../cors-policy.js';
 import { errorsSection, formatsSection, limitsSection } from './docs-reference.js';
 import type { FormatExample } from './format-examples.js';
 import { html, type SafeHtml } from './html.js';

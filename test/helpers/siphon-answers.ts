@@ -14,7 +14,7 @@ export interface Answer {
 /**
  * What is wrong with an error answer, or undefined when it is in Siphon's one shape: a JSON body of
  * exactly `{"error": "<message>"}`, the code of an error defined in src/errors.ts in
- * `Siphon-Error-Code` with that error's status, CORS and no-store headers.
+ * `Siphon-Error-Code` with that error's status, CORS, no-store and nosniff headers.
  */
 export function errorShapeProblem(answer: Answer, method = 'GET'): string | undefined {
   const code = answer.headers['siphon-error-code'];
@@ -26,6 +26,7 @@ export function errorShapeProblem(answer: Answer, method = 'GET'): string | unde
   if (!(answer.headers['content-type'] ?? '').startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;
   if (answer.headers['access-control-allow-origin'] !== '*') return 'no CORS header';
   if (answer.headers['cache-control'] !== 'no-store') return `cache-control ${answer.headers['cache-control']}`;
+  if (answer.headers['x-content-type-options'] !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
   // A HEAD answer has no body to check.
   if (method === 'HEAD') return undefined;
   let parsed: unknown;

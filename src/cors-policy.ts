@@ -1,0 +1,12 @@
+/**
+ * CORS for the data API, so a web page on any origin can `fetch()` data with its key in the
+ * X-API-Key header (morph.io had none, which left browsers with JSONP only). `*` is safe here:
+ * a call is authorised by its key alone, never by cookies, so no credentials are involved.
+ */
+export const corsAllowHeaders = 'X-API-Key, Authorization, If-None-Match, If-Modified-Since, Content-Type';
+/** A POST carries a long query, or keeps the key out of the URL. */
+export const corsAllowMethods = 'GET, HEAD, POST, OPTIONS';
+/** Headers a page's script may read besides the CORS-safelisted ones (Content-Type, Content-Length…). */
+export const corsExposeHeaders = 'Content-Disposition, ETag, Last-Modified, Siphon-Error-Code';
+/** How long a browser may reuse a preflight answer; Chromium caps it at 2 hours. */
+export const corsMaxAgeSeconds = 7200;
