@@ -4,44 +4,31 @@
  * The other origin is a second loopback server on another port.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { browserSkip, jsonpCalls, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from './helpers/browser.js';
-import { dataUrl, type TestServer } from './helpers/server.js';
+import { describe, test } from 'node:test';
+import { browserScene, browserSkip, jsonpCalls, openPage } from './helpers/browser.js';
+import { dataUrl } from './helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
 const rows = [{ title: 'Two storey dwelling', n: 1 }, { title: 'Deck & carport', n: 2 }];
 
 describe('browser clients on another origin', { skip: browserSkip }, () => {
-  let server: TestServer;
-  let other: OtherOrigin;
-  let browser: Browser;
-  let key: string;
+  const scene = browserScene();
 
-  before(async () => {
-    ({ server, key } = await startPlanningServer());
-    other = await startOtherOrigin();
-    browser = await launchBrowser();
-    other.serve('/', '<!doctype html><title>Another site</title><p>Another site</p>');
-  });
-  after(async () => {
-    await browser?.close();
-    await other?.close();
-    await server?.close();
-  });
-
-  const jsonp = (src: string) => jsonpCalls(browser, other, src);
+  const jsonp = (src: string) => jsonpCalls(scene.browser, scene.sites[0]!, src);
 
   test('the server under test is another origin than the page', () => {
+    const { server, sites: [other] } = scene;
     assert.notEqual(new URL(server.base).origin, new URL(other.base).origin);
   });
 
   test('JSONP from a <script> tag on another origin gets the rows', async () => {
+    const { server, key } = scene;
     const calls = await jsonp(dataUrl(server.base, 'alice/planning', 'json', { key, query, callback: 'got' }));
     assert.deepEqual(calls, [rows]);
   });
 
   test('JSONP errors reach the callback with their status (bad key, bad SQL, unknown scraper)', async () => {
+    const { server, key } = scene;
     assert.deepEqual(await jsonp(dataUrl(server.base, 'alice/planning', 'json', { key: 'sph_wrong', query, callback: 'got' })),
       [{ error: 'API key is not valid. Check it, or create a new one.', status: 401 }]);
     assert.deepEqual(await jsonp(dataUrl(server.base, 'alice/planning', 'json', { key, query: 'select * from nope', callback: 'got' })),
@@ -51,6 +38,7 @@ describe('browser clients on another origin', { skip: browserSkip }, () => {
   });
 
   test('fetch() from another origin with the key in X-API-Key gets rows, after a preflight', async () => {
+    const { server, key, browser, sites: [other] } = scene;
     const { page, errors } = await openPage(browser);
     await page.goto(`${other.base}/`);
     const preflightsBefore = server.logs().split('\n').filter((l) => l.includes('"method":"OPTIONS"')).length;
@@ -65,6 +53,7 @@ describe('browser clients on another origin', { skip: browserSkip }, () => {
   });
 
   test('fetch() from another origin can read every format, the exposed headers, and errors', async () => {
+    const { server, key, browser, sites: [other] } = scene;
     const { page } = await openPage(browser);
     await page.goto(`${other.base}/`);
     const call = (url: string, apiKey: string) => page.evaluate(async ({ url, apiKey }) => {

@@ -5,42 +5,29 @@
  * servers on ports of their own, so three origins in all with the API.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { before, describe, test } from 'node:test';
 import { errors } from '../src/errors.js';
-import {
-  browserSkip, jsonpCalls, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin,
-} from './helpers/browser.js';
-import { dataUrl, type TestServer } from './helpers/server.js';
+import { browserScene, browserSkip, jsonpCalls, openPage, type OtherOrigin } from './helpers/browser.js';
+import { dataUrl } from './helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
 const rows = [{ title: 'Two storey dwelling', n: 1 }, { title: 'Deck & carport', n: 2 }];
 
 describe('a key limited to one origin, in a browser', { skip: browserSkip }, () => {
-  let server: TestServer;
+  const scene = browserScene(2);
+  /** The site the key is for, and one it is not for. */
   let allowed: OtherOrigin;
   let elsewhere: OtherOrigin;
-  let browser: Browser;
+  /** A key of alice's limited to the allowed site. */
   let key: string;
-
   before(async () => {
-    ({ server } = await startPlanningServer());
-    allowed = await startOtherOrigin();
-    elsewhere = await startOtherOrigin();
-    key = await server.catalog.createKey('alice', { origins: [allowed.base], label: 'the allowed site' });
-    for (const site of [allowed, elsewhere]) site.serve('/', '<!doctype html><title>A site</title><p>A site</p>');
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await allowed?.close();
-    await elsewhere?.close();
-    await server?.close();
+    [allowed, elsewhere] = scene.sites as [OtherOrigin, OtherOrigin];
+    key = await scene.server.catalog.createKey('alice', { origins: [allowed.base], label: 'the allowed site' });
   });
 
   /** fetch() with the key in X-API-Key from a page of `site`: the status and body, or the error fetch threw. */
   async function fetchFrom(site: OtherOrigin): Promise<unknown> {
-    const { page, errors: pageErrors } = await openPage(browser);
+    const { page, errors: pageErrors } = await openPage(scene.browser);
     await page.goto(`${site.base}/`);
     const result = await page.evaluate(async ({ url, key }) => {
       try {
@@ -49,7 +36,7 @@ describe('a key limited to one origin, in a browser', { skip: browserSkip }, () 
       } catch (err) {
         return { threw: String(err) };
       }
-    }, { url: dataUrl(server.base, 'alice/planning', 'json', { query }), key });
+    }, { url: dataUrl(scene.server.base, 'alice/planning', 'json', { query }), key });
     assert.deepEqual(pageErrors, []);
     return result;
   }
@@ -57,7 +44,7 @@ describe('a key limited to one origin, in a browser', { skip: browserSkip }, () 
   const refusal = (site: OtherOrigin | undefined) => errors.keyOrigin(site && new URL(site.base).origin).message;
 
   test('three origins: the API, the allowed site, another site', () => {
-    assert.equal(new Set([server.base, allowed.base, elsewhere.base].map((u) => new URL(u).origin)).size, 3);
+    assert.equal(new Set([scene.server.base, allowed.base, elsewhere.base].map((u) => new URL(u).origin)).size, 3);
   });
 
   test('fetch() from a page of its origin gets the rows', async () => {
@@ -69,14 +56,14 @@ describe('a key limited to one origin, in a browser', { skip: browserSkip }, () 
   });
 
   test('JSONP from a page of its origin gets the rows', async () => {
-    const src = dataUrl(server.base, 'alice/planning', 'json', { key, query, callback: 'got' });
-    assert.deepEqual(await jsonpCalls(browser, allowed, src), [rows]);
+    const src = dataUrl(scene.server.base, 'alice/planning', 'json', { key, query, callback: 'got' });
+    assert.deepEqual(await jsonpCalls(scene.browser, allowed, src), [rows]);
   });
 
   test('JSONP from a page of another origin gets the refusal in its callback, hiding its Referer or not', async () => {
-    const src = dataUrl(server.base, 'alice/planning', 'json', { key, query, callback: 'got' });
-    assert.deepEqual(await jsonpCalls(browser, elsewhere, src), [{ error: refusal(elsewhere), status: 403 }]);
+    const src = dataUrl(scene.server.base, 'alice/planning', 'json', { key, query, callback: 'got' });
+    assert.deepEqual(await jsonpCalls(scene.browser, elsewhere, src), [{ error: refusal(elsewhere), status: 403 }]);
     // A <script> tag sends no Origin: with its Referer hidden the call says nothing of where it comes from.
-    assert.deepEqual(await jsonpCalls(browser, elsewhere, src, 'referrerpolicy="no-referrer"'), [{ error: refusal(undefined), status: 403 }]);
+    assert.deepEqual(await jsonpCalls(scene.browser, elsewhere, src, 'referrerpolicy="no-referrer"'), [{ error: refusal(undefined), status: 403 }]);
   });
 });

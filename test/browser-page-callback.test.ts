@@ -4,12 +4,8 @@
  * key pasted) into a page of their own, which is where it ran before.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import {
-  browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin, type WatchedPage,
-} from './helpers/browser.js';
-import type { TestServer } from './helpers/server.js';
+import { describe, test } from 'node:test';
+import { browserScene, browserSkip, openPage, type WatchedPage } from './helpers/browser.js';
 
 const payload = "a(){}alert(document['domain']);function b";
 
@@ -17,27 +13,14 @@ const payload = "a(){}alert(document['domain']);function b";
 const logged = (watched: WatchedPage) => watched.console.filter((m) => !m.startsWith('Failed to load resource'));
 
 describe('a JSONP callback from the page address', { skip: browserSkip }, () => {
-  let server: TestServer;
-  let other: OtherOrigin;
-  let browser: Browser;
-  let key: string;
-
-  before(async () => {
-    ({ server, key } = await startPlanningServer());
-    other = await startOtherOrigin();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await other?.close();
-    await server?.close();
-  });
+  const scene = browserScene();
 
   /**
    * Opens the scraper page with `?callback=`, pastes the key, and runs the JSONP example it then
    * shows in a page on another origin; returns both pages as watched, and the example.
    */
   async function copyAndRun(callback: string): Promise<{ scraperPage: WatchedPage; thirdParty: WatchedPage; example: string }> {
+    const { server, key, browser, sites: [other] } = scene;
     const scraperPage = await openPage(browser);
     const response = await scraperPage.page.goto(`${server.base}/alice/planning?${new URLSearchParams({ format: 'json', callback })}`);
     assert.ok(response);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import type { TestContext } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makeDb } from './fixture-db.js';
 import { repoRoot } from './paths.js';
@@ -130,4 +130,38 @@ export async function startPlanningServer(description = ''): Promise<{ server: T
   const file = makeDb(server.dataDir, 'planning.sqlite', planningSql);
   await server.catalog.addScraper('alice/planning', file, { isPrivate: false, description });
   return { server, key, file };
+}
+
+/** What the browser tests of pages and clients on other origins run against. */
+export interface BrowserScene {
+  server: TestServer;
+  /** alice's key (she owns alice/planning). */
+  key: string;
+  /** Loopback servers on ports of their own: origins other than the server's and each other's. */
+  sites: OtherOrigin[];
+  browser: Browser;
+}
+
+/**
+ * Registers hooks that start, before the tests of the current suite, the planning server (see
+ * startPlanningServer), `siteCount` other origins each serving a plain page at `/`, and Chromium;
+ * and stop them all after. The scene returned is filled in when the tests run.
+ */
+export function browserScene(siteCount = 1): BrowserScene {
+  const scene = { sites: [] as OtherOrigin[] } as BrowserScene;
+  before(async () => {
+    Object.assign(scene, await startPlanningServer());
+    for (let i = 0; i < siteCount; i++) {
+      const site = await startOtherOrigin();
+      site.serve('/', '<!doctype html><title>Another site</title><p>Another site</p>');
+      scene.sites.push(site);
+    }
+    scene.browser = await launchBrowser();
+  });
+  after(async () => {
+    await scene.browser?.close();
+    for (const site of scene.sites) await site.close();
+    await scene.server?.close();
+  });
+  return scene;
 }
