@@ -7,6 +7,7 @@ import { buildServer } from './http/server.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import { QueryPool, type PoolOptions } from './pool/pool.js';
 import { TablePreviews } from './previews/table-previews.js';
+import { assertSqliteBuild } from './sql/sqlite-build.js';
 import { removeLeftoverTempFiles } from './scrapers/temp-files.js';
 import { startVersionSweeper } from './scrapers/version-sweeper.js';
 import type { Store } from './store/types.js';
@@ -48,7 +49,7 @@ function previewPoolOptions(config: Config): PoolOptions {
 }
 
 /**
- * Removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
+ * Checks SQLite was built with Siphon's options, removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
  * server on the configured address and the sweeps of old data versions.
  */
 export async function startService(
@@ -56,6 +57,8 @@ export async function startService(
   store: Store,
   logStream?: NodeJS.WritableStream,
 ): Promise<RunningService> {
+  // Never serve with SQLite's meaning of a query silently different from what the docs promise.
+  assertSqliteBuild();
   const leftovers = await removeLeftoverTempFiles(config.dataDir);
   const pool = new QueryPool(poolOptions(config));
   const previewPool = new QueryPool(previewPoolOptions(config));

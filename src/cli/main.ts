@@ -4,6 +4,7 @@ import path from 'node:path';
 import { configWith, defaults, maxQueueTimeoutMs, publicBaseUrl, resolveDataDir, type Config } from '../config.js';
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
+import { SqliteBuildError } from '../sql/sqlite-build.js';
 import { Catalog } from '../scrapers/catalog.js';
 import { importerWithLimits } from '../scrapers/import-process.js';
 import { SqliteStore } from '../store/sqlite-store.js';
@@ -212,7 +213,7 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof UsageError) {
     process.stderr.write(`siphon: ${err.message}\n\n${usage}`);
-  } else if (err instanceof SiphonError || err instanceof PoolStartError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
+  } else if (err instanceof SiphonError || err instanceof PoolStartError || err instanceof SqliteBuildError || String((err as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`siphon: ${(err as Error).message}\n`);
   } else {
     process.stderr.write(`siphon: ${err instanceof Error ? err.stack : String(err)}\n`);

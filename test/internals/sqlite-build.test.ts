@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { assertSqliteBuild, missingSqliteOptions, SqliteBuildError } from '../../src/sql/sqlite-build.js';
 import { tempDir } from '../helpers/fixture-db.js';
 
 const dir = tempDir();
@@ -35,4 +36,11 @@ test('compile_options lists both options', () => {
   const names = options.map((o) => o.compile_options);
   assert.ok(names.includes('DQS=3'), names.join(' '));
   assert.ok(names.includes('MAX_ATTACHED=0'), names.join(' '));
+});
+
+test('the server checks the same options at start, and names the ones a build lacks', () => {
+  assert.doesNotThrow(() => assertSqliteBuild());
+  const stock = ['COMPILER=gcc-12.2.0', 'DQS=0', 'MAX_ATTACHED=10', 'THREADSAFE=2'];
+  assert.deepEqual(missingSqliteOptions(stock), ['DQS=3', 'MAX_ATTACHED=0']);
+  assert.match(new SqliteBuildError(missingSqliteOptions(stock)).message, /without SQLite options Siphon needs \(DQS=3, MAX_ATTACHED=0\)\. Run npm install/);
 });
