@@ -102,7 +102,7 @@ async function run(job: QueryJob): Promise<void> {
       return await writeJson(FrameType.error, { kind: 'columns', message: `missing columns: ${missing.join(', ')}`, missing } satisfies ErrorPayload);
     }
     stmt.raw(true).safeIntegers(true);
-    const encoder = format.encoder({ columns, callback: job.callback, feed: job.feed });
+    const encoder = format.encoder(columns, job.options);
     let out = encoder.head();
     let batch: SqliteValue[][] = [];
     let rows = 0;

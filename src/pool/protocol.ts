@@ -3,18 +3,16 @@
  * Jobs go to a child over IPC; results come back on the child's stdout as frames
  * `[type u8][length u32 BE][payload]`, so data, end and error stay in order on one channel.
  */
-import type { AtomFeed } from '../formats/atom.js';
-
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
   scraperId: number;
   /** The data version's SQLite file, opened read-only. */
   file: string;
   sql: string;
+  /** A row format's name in the registry (src/formats/index.ts). */
   format: string;
-  callback?: string;
-  /** For atom: the feed's own metadata, built by the route (absolute URLs, no key). */
-  feed?: AtomFeed;
+  /** That format's encoder options for this call (JSON data, never a key), passed through unread. */
+  options: unknown;
 }
 
 export interface RunMessage {
