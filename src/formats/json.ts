@@ -1,8 +1,23 @@
 import type { Encoder } from './encoder.js';
 import { jsonString, jsonValue, type SqliteValue } from './values.js';
 
+type RowEncoder = (row: SqliteValue[]) => string;
+
+/**
+ * Row encoders by column list. The query process hands a kept statement's same array at every run,
+ * so a statement's encoder is built once. (Unrolled into one expression with `new Function`, it was
+ * no faster: encoding the values is the cost.)
+ */
+const rowEncoders = new WeakMap<readonly string[], RowEncoder>();
+
 /** Row objects with keys in the query's column order, built from precomputed `"name":` prefixes. */
-export function rowObjectEncoder(columns: readonly string[]): (row: SqliteValue[]) => string {
+export function rowObjectEncoder(columns: readonly string[]): RowEncoder {
+  let encoder = rowEncoders.get(columns);
+  if (!encoder) rowEncoders.set(columns, encoder = newRowObjectEncoder(columns));
+  return encoder;
+}
+
+function newRowObjectEncoder(columns: readonly string[]): RowEncoder {
   const keys = columns.map((c, i) => `${i === 0 ? '{' : ','}${jsonString(c)}:`);
   if (keys.length === 0) return () => '{}';
   return (row) => {
