@@ -64,9 +64,10 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
  * GET|HEAD|POST /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its
  * own status: a POST's body (415, 413, 400) → authenticate (401; 403 for a key used from a web
  * origin it is not for) → find the public scraper (404) → the key's rate limit (429, not a download)
- * → format (404) → the format's own parameters, such as a JSONP callback (400) → check the SQL (400) → 304 if the client's copy is current → queue
- * it fairly and run it in a query process (429/503 when the key or the service is too busy; 400 on
- * SQL errors and the limits) → stream, compressed if asked → record the download.
+ * → format (404) → the format's own parameters, such as a JSONP callback (400) → check the SQL
+ * (400) → the format's options → 304 if the client's copy is current → queue it fairly and run it
+ * in a query process (429/503 when the key or the service is too busy; 400 on SQL errors and the
+ * limits) → stream, compressed if asked → record the download.
  * Every call that gets past the rate limit is a download, a 304 too, unless downloads cannot be
  * recorded: then it is refused (503) before anything runs. A POST is the same call with its
  * parameters in a body (for URLs too long for a proxy, and keys kept out of URLs), never a 304.
