@@ -108,7 +108,7 @@ test('one 60 MB value streams whole', async () => {
 test('an exception in our own code in a query process is a logged 500, not a 400', async () => {
   const scraper = (await server.store.findScraper('alice', 'big'))!;
   // A job no route would send: a file format run as rows. The query process fails it as its own fault.
-  const run = server.pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: 'select 1', format: 'sqlite' }, 'test');
+  const run = server.pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: 'select 1', format: 'sqlite', options: {} }, 'test');
   const failure = await new Promise<unknown>((resolve) => { run.on('error', resolve); run.resume(); });
   assert.ok(failure instanceof QueryFailed);
   assert.equal(failure.failure.kind, 'internal');

@@ -68,7 +68,7 @@ function errorOf(a: { status: number; text: string }): string {
 /** Rows of `sql` on alice/one straight from the query pool, past the HTTP layer's SQL check. */
 async function direct(sql: string): Promise<string> {
   const scraper = (await server.store.findScraper('alice', 'one'))!;
-  const run = server.pool.run({ scraperId: scraper.id, file: scraper.data.file, sql, format: 'json' }, 'inspector');
+  const run = server.pool.run({ scraperId: scraper.id, file: scraper.data.file, sql, format: 'json', options: {} }, 'inspector');
   const chunks: Buffer[] = [];
   for await (const chunk of run) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString();

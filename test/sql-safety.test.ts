@@ -51,7 +51,7 @@ const everywhere = (scraper: string, query: string) => Promise.all(Array.from({ 
  * the tests look inside the query processes (their settings, what they have attached).
  */
 async function direct(sql: string, poolKey: string): Promise<unknown[]> {
-  const run = server.pool.run({ scraperId: aliceId, file: files.alice, sql, format: 'json' }, poolKey);
+  const run = server.pool.run({ scraperId: aliceId, file: files.alice, sql, format: 'json', options: {} }, poolKey);
   const chunks: Buffer[] = [];
   for await (const chunk of run) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString()) as unknown[];

@@ -1,29 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Encoder, EncoderOptions } from './encoder.js';
+import type { AtomFeed } from './atom-feed.js';
+import type { Encoder } from './encoder.js';
 import { feedDate } from './feed-date.js';
 import { jsonValue, textValue, type SqliteValue } from './values.js';
 import { xmlAttribute, xmlText } from './xml.js';
-
-/**
- * What an Atom feed says about itself. The route builds it (it knows the public address and keeps
- * the key out); the encoder only writes it.
- */
-export interface AtomFeed {
-  /** The feed's atom:id: an absolute IRI naming the scraper and the query, never holding a key. */
-  id: string;
-  /** `owner/scraper`. */
-  title: string;
-  /** The scraper's description; an empty one is left out. */
-  subtitle: string;
-  /** The owner's name. */
-  author: string;
-  /** RFC 3339: when the scraper's data last changed. Also the `updated` of an entry whose date cannot be read. */
-  updated: string;
-  /** The URL of this feed, without the key. */
-  self: string;
-  /** The scraper's page. */
-  alternate: string;
-}
 
 /** The columns a query must return to be turned into an Atom feed (the spec's rule 3). */
 export const atomColumns: readonly string[] = ['title', 'content', 'link', 'date'];
@@ -43,8 +23,7 @@ const tagDate = '2026';
  * never run); `link` becomes the entry's alternate link only when it is an absolute http(s) URL;
  * `updated` is read from `date` (feed-date.ts), or else is the feed's `updated`.
  */
-export function atomEncoder({ columns, feed }: EncoderOptions): Encoder {
-  if (!feed) throw new Error('an Atom feed needs its feed information');
+export function atomEncoder(columns: readonly string[], feed: AtomFeed): Encoder {
   // The query process checked that each is there (atomColumns), before the first byte.
   const [title, content, link, date] = atomColumns.map((name) => columns.indexOf(name)) as [number, number, number, number];
   const entryId = entryIds(feed);

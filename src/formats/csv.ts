@@ -1,5 +1,5 @@
 import { stringify, type Options } from 'csv-stringify/sync';
-import type { Encoder, EncoderOptions } from './encoder.js';
+import type { Encoder } from './encoder.js';
 import { textValue } from './values.js';
 
 /**
@@ -10,7 +10,7 @@ import { textValue } from './values.js';
  */
 const options: Options = { record_delimiter: 'unix', quoted_match: [/^$/, /[\r\n]/], eof: true };
 
-export function csvEncoder({ columns }: EncoderOptions): Encoder {
+export function csvEncoder(columns: readonly string[]): Encoder {
   return {
     // The header comes from the prepared statement, so a query with no rows still has one.
     head: () => stringify([columns], options),

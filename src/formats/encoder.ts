@@ -1,4 +1,3 @@
-import type { AtomFeed } from './atom.js';
 import type { SqliteValue } from './values.js';
 
 /**
@@ -11,12 +10,4 @@ export interface Encoder {
   rows(batch: SqliteValue[][]): string;
   /** What comes after the last row. */
   tail(): string;
-}
-
-export interface EncoderOptions {
-  columns: string[];
-  /** JSONP callback name, already validated. */
-  callback?: string;
-  /** What an Atom feed says about itself (atom only). */
-  feed?: AtomFeed;
 }

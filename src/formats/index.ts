@@ -1,31 +1,38 @@
+import { atomFeed } from './atom-feed.js';
 import { atomColumns, atomEncoder } from './atom.js';
 import { csvEncoder } from './csv.js';
-import type { Encoder, EncoderOptions } from './encoder.js';
+import type { Format, RowFormat } from './format.js';
 import { jsonEncoder, ndjsonEncoder } from './json.js';
+import { callbackParam, jsonpScript } from './jsonp.js';
+
+export type { Format, RowFormat } from './format.js';
+export { isValidCallback, jsonpContentType } from './jsonp.js';
 
 /**
  * The formats a scraper's data can be fetched in, keyed by the extension in `data.<format>`.
  * A `rows` format runs the query and encodes its rows; a `file` format sends the database file.
- * Adding a format is one encoder file plus one entry here.
+ * Adding a format is one file (its encoder and what it takes from a call) plus one entry here:
+ * nothing else in the server names a format.
  */
-export type Format =
-  | {
-    kind: 'rows'; name: string; contentType: string; attachment?: string; encoder: (o: EncoderOptions) => Encoder;
-    /** Columns the query must return; checked in the query process before the first byte. */
-    requiredColumns?: readonly string[];
-  }
-  | { kind: 'file'; name: string; contentType: string; attachment: string };
-
 const list: Format[] = [
-  { kind: 'rows', name: 'json', contentType: 'application/json; charset=utf-8', encoder: jsonEncoder },
-  { kind: 'rows', name: 'csv', contentType: 'text/csv; charset=utf-8', attachment: 'csv', encoder: csvEncoder },
-  { kind: 'rows', name: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', encoder: ndjsonEncoder },
+  rowFormat({
+    kind: 'rows', name: 'json', contentType: 'application/json; charset=utf-8', encoder: jsonEncoder,
+    params: { callback: callbackParam }, script: jsonpScript,
+    options: ({ params }) => (params.callback === undefined ? {} : { callback: params.callback }),
+  }),
+  rowFormat({ kind: 'rows', name: 'csv', contentType: 'text/csv; charset=utf-8', attachment: 'csv', encoder: csvEncoder, options: () => ({}) }),
+  rowFormat({ kind: 'rows', name: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', encoder: ndjsonEncoder, options: () => ({}) }),
   { kind: 'file', name: 'sqlite', contentType: 'application/vnd.sqlite3', attachment: 'sqlite' },
-  {
+  rowFormat({
     kind: 'rows', name: 'atom', contentType: 'application/atom+xml; charset=utf-8', encoder: atomEncoder,
-    requiredColumns: atomColumns,
-  },
+    options: atomFeed, requiredColumns: atomColumns,
+  }),
 ];
+
+/** Checks that a format's options are what its encoder takes; the list holds them as opaque. */
+function rowFormat<O>(format: RowFormat<O>): RowFormat {
+  return format;
+}
 
 export const formatNames: readonly string[] = list.map((f) => f.name);
 
@@ -33,11 +40,36 @@ export function findFormat(name: string): Format | undefined {
   return list.find((f) => f.name === name);
 }
 
-export const jsonpContentType = 'application/javascript; charset=utf-8';
+type ParamReader = (name: string) => string | undefined;
 
-/** A JavaScript identifier or dotted path of them, ASCII only, at most 128 characters. */
-const callbackPattern = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+/**
+ * The function a call's body and errors are handed to: its format takes one (JSONP) and the call
+ * names a valid one. Known before anything is checked, so every error after it reaches the script.
+ */
+export function scriptCallback(format: Format | undefined, param: ParamReader): string | undefined {
+  if (format?.kind !== 'rows' || !format.script) return undefined;
+  const value = param(format.script.param);
+  return value !== undefined && format.params?.[format.script.param]?.valid(value) ? value : undefined;
+}
 
-export function isValidCallback(name: string): boolean {
-  return name.length <= 128 && callbackPattern.test(name);
+/** The parameters a format declares, those given; throws the error of the first one not valid. */
+export function formatParams(format: RowFormat, param: ParamReader): Record<string, string> {
+  const given: Record<string, string> = {};
+  for (const [name, declared] of Object.entries(format.params ?? {})) {
+    const value = param(name);
+    if (value === undefined) continue;
+    if (!declared.valid(value)) throw declared.invalid();
+    given[name] = value;
+  }
+  return given;
+}
+
+/** The body's content type: a script's when the call named a callback. */
+export function bodyContentType(format: Format, callback: string | undefined): string {
+  return callback !== undefined && format.kind === 'rows' && format.script ? format.script.contentType : format.contentType;
+}
+
+/** The format a call is recorded under in downloads: a script's own name when the call named a callback. */
+export function downloadName(format: Format, callback: string | undefined): string {
+  return callback !== undefined && format.kind === 'rows' && format.script ? format.script.name : format.name;
 }

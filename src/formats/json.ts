@@ -1,8 +1,23 @@
-import type { Encoder, EncoderOptions } from './encoder.js';
+import type { Encoder } from './encoder.js';
 import { jsonString, jsonValue, type SqliteValue } from './values.js';
 
+type RowEncoder = (row: SqliteValue[]) => string;
+
+/**
+ * Row encoders by column list. The query process hands a kept statement's same array at every run,
+ * so a statement's encoder is built once. (Unrolled into one expression with `new Function`, it was
+ * no faster: encoding the values is the cost.)
+ */
+const rowEncoders = new WeakMap<readonly string[], RowEncoder>();
+
 /** Row objects with keys in the query's column order, built from precomputed `"name":` prefixes. */
-export function rowObjectEncoder(columns: string[]): (row: SqliteValue[]) => string {
+export function rowObjectEncoder(columns: readonly string[]): RowEncoder {
+  let encoder = rowEncoders.get(columns);
+  if (!encoder) rowEncoders.set(columns, encoder = newRowObjectEncoder(columns));
+  return encoder;
+}
+
+function newRowObjectEncoder(columns: readonly string[]): RowEncoder {
   const keys = columns.map((c, i) => `${i === 0 ? '{' : ','}${jsonString(c)}:`);
   if (keys.length === 0) return () => '{}';
   return (row) => {
@@ -17,7 +32,12 @@ export function rowObjectEncoder(columns: string[]): (row: SqliteValue[]) => str
  * or with a callback, JSONP: `/**\/cb([...]);`. The leading comment stops a callback name from
  * being read as the start of a Flash/UTF-7 payload (Rosetta Flash), as Rails and Google do.
  */
-export function jsonEncoder({ columns, callback }: EncoderOptions): Encoder {
+export interface JsonOptions {
+  /** The JSONP callback, already validated. */
+  callback?: string;
+}
+
+export function jsonEncoder(columns: readonly string[], { callback }: JsonOptions): Encoder {
   const encodeRow = rowObjectEncoder(columns);
   let first = true;
   return {
@@ -35,7 +55,7 @@ export function jsonEncoder({ columns, callback }: EncoderOptions): Encoder {
 }
 
 /** Newline-delimited JSON: one row object per line. */
-export function ndjsonEncoder({ columns }: EncoderOptions): Encoder {
+export function ndjsonEncoder(columns: readonly string[]): Encoder {
   const encodeRow = rowObjectEncoder(columns);
   return {
     head: () => '',

@@ -8,12 +8,24 @@ export type SqliteValue = null | bigint | number | string | Buffer;
  * `<`, `>` and `&` are escaped as morph.io (ActiveSupport) does, so JSON and JSONP can be embedded
  * in HTML safely; U+2028 and U+2029 because older JavaScript parsers end a string at them.
  */
+const htmlOrLineSeparator = /[<>&\u2028\u2029]/;
 const htmlAndLineSeparators = /[<>&\u2028\u2029]/g;
-const escapeChar = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const escapes: Record<string, string> = {
+  '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029',
+};
 
 export function jsonString(s: string): string {
   const json = JSON.stringify(s);
-  return htmlAndLineSeparators.test(json) ? json.replace(htmlAndLineSeparators, escapeChar) : json;
+  if (!htmlOrLineSeparator.test(json)) return json;
+  // Slices joined between matches: a replace() calling a function per match took twice as long.
+  let escaped = '';
+  let last = 0;
+  htmlAndLineSeparators.lastIndex = 0;
+  for (let m = htmlAndLineSeparators.exec(json); m !== null; m = htmlAndLineSeparators.exec(json)) {
+    escaped += json.slice(last, m.index) + escapes[m[0]]!;
+    last = m.index + 1;
+  }
+  return escaped + json.slice(last);
 }
 
 /**

@@ -12,8 +12,8 @@ const notModifiedStatus = 304;
  * The response headers with its validators:
  *
  * - `ETag`: a hash of the scraper, its data version and file (a publish changes it at once), and
- *   `shape`, everything that shapes the body: the query job (format, SQL, callback, and whatever
- *   else a format puts in it), or just the format for a file. A job never holds the key. The
+ *   `shape`, everything that shapes the body: the query job (format, SQL, and the format's options:
+ *   a JSONP callback, a feed's URLs), or just the format for a file. A job never holds the key. The
  *   coding is a suffix (`-gzip`, `-br`), so a cache can never match a validator to a stored
  *   response in another coding. Weak (`W/`): the same data and job give the same rows, but not
  *   always the same bytes (`random()`, the clock), and compressed bytes depend on how the rows

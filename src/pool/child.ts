@@ -6,54 +6,24 @@
 import Database from 'better-sqlite3';
 import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
-import {
-  encodeFrame, FrameType, maxFramePayload, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage,
-} from './protocol.js';
+import { connection, prepare, type Connection, type Prepared } from './connections.js';
+import { FrameOutput } from './frame-output.js';
+import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage } from './protocol.js';
 
-/** Output is sent in chunks of about this size: large enough to be cheap, small enough to stream. */
-const chunkChars = 64 * 1024;
+/** Output is sent in frames of about this size: large enough to be cheap, small enough to stream. */
+const chunkBytes = 64 * 1024;
 /** A slow query's rows are sent at least this often, so clients see them as they come. */
 const flushIntervalMs = 200;
 const rowsPerBatch = 256;
-/** Open connections kept, one per scraper; the oldest is closed beyond this. */
-const maxConnections = 32;
 
-const connections = new Map<number, { file: string; db: Database.Database }>();
-
-function connection(job: QueryJob): Database.Database {
-  const cached = connections.get(job.scraperId);
-  if (cached?.file === job.file) {
-    connections.delete(job.scraperId);
-    connections.set(job.scraperId, cached); // most recently used last
-    return cached.db;
-  }
-  cached?.db.close(); // a publish replaced this scraper's data
-  connections.delete(job.scraperId);
-  if (connections.size >= maxConnections) {
-    const [oldestId, oldest] = connections.entries().next().value!;
-    oldest.db.close();
-    connections.delete(oldestId);
-  }
-  const db = new Database(job.file, { readonly: true, fileMustExist: true });
-  // The schema is the publisher's: a view over pragma_database_list would show the file's path to
-  // whoever reads it. Untrusted, a schema cannot use virtual tables or functions SQLite does not mark
-  // harmless (the pragma functions, but also FTS's snippet() and highlight(): in a query they work).
-  db.pragma('trusted_schema = OFF');
-  connections.set(job.scraperId, { file: job.file, db });
-  return db;
+async function send(frame: Buffer): Promise<void> {
+  if (!process.stdout.write(frame)) await new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-async function write(type: FrameType, payload: Buffer): Promise<void> {
-  let at = 0;
-  do {
-    if (!process.stdout.write(encodeFrame(type, payload.subarray(at, at + maxFramePayload)))) {
-      await new Promise((resolve) => process.stdout.once('drain', resolve));
-    }
-    at += maxFramePayload;
-  } while (at < payload.length);
-}
+/** Every query's data, one after the other. */
+const output = new FrameOutput(send);
 
-const writeJson = (type: FrameType, value: unknown) => write(type, Buffer.from(JSON.stringify(value)));
+const writeJson = (type: FrameType, value: unknown) => send(encodeFrame(type, Buffer.from(JSON.stringify(value))));
 
 const fail = (kind: ErrorPayload['kind'], err: unknown) =>
   writeJson(FrameType.error, {
@@ -77,33 +47,31 @@ function failureKind(err: unknown): ErrorPayload['kind'] {
 }
 
 async function run(job: QueryJob): Promise<void> {
-  let db: Database.Database;
+  let open: Connection;
   try {
-    db = connection(job);
+    open = connection(job);
   } catch (err) {
     return fail('internal', err);
   }
-  let stmt: Database.Statement;
+  let prepared: Prepared;
   try {
-    stmt = db.prepare(job.sql);
+    prepared = prepare(open, job.sql);
   } catch (err) {
     // Syntax errors, unknown tables and "more than one statement" (a RangeError) are the client's.
     return fail('sql', err);
   }
-  // ATTACH, VACUUM INTO, BEGIN, CREATE TEMP … get past a read-only connection; this stops them.
-  if (!stmt.reader || !stmt.readonly) return fail('not-read', 'statement is not read-only');
+  const { stmt, readOnly, columns } = prepared;
+  if (!readOnly) return fail('not-read', 'statement is not read-only');
   const format = findFormat(job.format);
   if (format?.kind !== 'rows') return fail('internal', new Error(`not a row format: ${job.format}`));
   try {
-    const columns = stmt.columns().map((c) => c.name);
     // Checked before the first byte, so the client gets a clean 400 naming what its query lacks.
     const missing = format.requiredColumns?.filter((name) => !columns.includes(name)) ?? [];
     if (missing.length > 0) {
       return await writeJson(FrameType.error, { kind: 'columns', message: `missing columns: ${missing.join(', ')}`, missing } satisfies ErrorPayload);
     }
-    stmt.raw(true).safeIntegers(true);
-    const encoder = format.encoder({ columns, callback: job.callback, feed: job.feed });
-    let out = encoder.head();
+    const encoder = format.encoder(columns, job.options);
+    await output.text(encoder.head());
     let batch: SqliteValue[][] = [];
     let rows = 0;
     let lastFlush = Date.now();
@@ -111,19 +79,18 @@ async function run(job: QueryJob): Promise<void> {
       batch.push(row);
       rows += 1;
       if (batch.length === rowsPerBatch || Date.now() - lastFlush >= flushIntervalMs) {
-        out += encoder.rows(batch);
+        await output.text(encoder.rows(batch));
         batch = [];
-        if (out.length >= chunkChars || Date.now() - lastFlush >= flushIntervalMs) {
-          await write(FrameType.data, Buffer.from(out));
-          out = '';
+        if (output.pending >= chunkBytes || Date.now() - lastFlush >= flushIntervalMs) {
+          await output.flush();
           lastFlush = Date.now();
         }
       }
     }
-    out += encoder.rows(batch) + encoder.tail();
-    await write(FrameType.data, Buffer.from(out));
-    await writeJson(FrameType.end, { rows } satisfies EndPayload);
+    await output.text(encoder.rows(batch) + encoder.tail());
+    await output.finish(FrameType.end, JSON.stringify({ rows } satisfies EndPayload));
   } catch (err) {
+    output.discard();
     return fail(failureKind(err), err);
   }
 }

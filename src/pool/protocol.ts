@@ -3,18 +3,16 @@
  * Jobs go to a child over IPC; results come back on the child's stdout as frames
  * `[type u8][length u32 BE][payload]`, so data, end and error stay in order on one channel.
  */
-import type { AtomFeed } from '../formats/atom.js';
-
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
   scraperId: number;
   /** The data version's SQLite file, opened read-only. */
   file: string;
   sql: string;
+  /** A row format's name in the registry (src/formats/index.ts). */
   format: string;
-  callback?: string;
-  /** For atom: the feed's own metadata, built by the route (absolute URLs, no key). */
-  feed?: AtomFeed;
+  /** That format's encoder options for this call (JSON data, never a key), passed through unread. */
+  options: unknown;
 }
 
 export interface RunMessage {
@@ -47,18 +45,25 @@ export interface Frame {
   payload: Buffer;
 }
 
-const headerBytes = 5;
+export const frameHeaderBytes = 5;
 /**
  * Data is sent in frames of at most this size, however large one value is: the server then never
  * holds more than this of a frame that has not fully arrived.
  */
 export const maxFramePayload = 256 * 1024;
 
+/** Writes a frame's header at `at`, before its `length` bytes of payload. */
+export function writeFrameHeader(frame: Buffer, at: number, type: FrameType, length: number): void {
+  frame.writeUInt8(type, at);
+  frame.writeUInt32BE(length, at + 1);
+}
+
+/** A whole frame in a new buffer: for the small ones (end, error); data is built in place (frame-output.ts). */
 export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
-  const header = Buffer.allocUnsafe(headerBytes);
-  header.writeUInt8(type, 0);
-  header.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([header, payload]);
+  const frame = Buffer.allocUnsafe(frameHeaderBytes + payload.length);
+  writeFrameHeader(frame, 0, type, payload.length);
+  payload.copy(frame, frameHeaderBytes);
+  return frame;
 }
 
 /**
@@ -74,12 +79,12 @@ export class FrameParser {
     this.chunks.push(chunk);
     this.bytes += chunk.length;
     const frames: Frame[] = [];
-    while (this.bytes >= headerBytes) {
-      const head = this.chunks[0]!.length >= headerBytes ? this.chunks[0]! : this.join();
-      const end = headerBytes + head.readUInt32BE(1);
+    while (this.bytes >= frameHeaderBytes) {
+      const head = this.chunks[0]!.length >= frameHeaderBytes ? this.chunks[0]! : this.join();
+      const end = frameHeaderBytes + head.readUInt32BE(1);
       if (this.bytes < end) break;
       const all = head.length >= end ? head : this.join();
-      frames.push({ type: all.readUInt8(0) as FrameType, payload: all.subarray(headerBytes, end) });
+      frames.push({ type: all.readUInt8(0) as FrameType, payload: all.subarray(frameHeaderBytes, end) });
       const rest = all.subarray(end);
       this.chunks.shift();
       if (rest.length > 0) this.chunks.unshift(rest);

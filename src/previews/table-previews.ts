@@ -40,7 +40,7 @@ interface Computed {
  * Not a download. A failure (time limit, too large) is shown on the page instead of rows.
  */
 async function previewTable(pool: QueryPool, scraper: Scraper, table: TableInfo, signal: AbortSignal): Promise<{ preview: TablePreview; bytes: number; lasting: boolean }> {
-  const run = pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: firstRowsSql(table.name), format: 'json' }, `${scraper.id}`);
+  const run = pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: firstRowsSql(table.name), format: 'json', options: {} }, `${scraper.id}`);
   const stop = () => run.destroy();
   signal.addEventListener('abort', stop);
   const chunks: Buffer[] = [];

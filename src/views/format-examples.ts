@@ -1,4 +1,5 @@
-import { findFormat, formatNames, jsonpContentType } from '../formats/index.js';
+import type { FormatCall } from '../formats/format.js';
+import { findFormat, formatNames, type RowFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
 
 export interface FormatExample {
@@ -22,9 +23,29 @@ const about: Record<string, string> = {
   json: 'A bare JSON array of row objects, keys in the query\'s column order. Integers stay exact at any size; `<`, `>` and `&` are \\u-escaped.',
   csv: 'RFC 4180: a header row (also when there are no rows), LF line ends (as on morph.io), fields quoted when needed. Sent as an attachment.',
   ndjson: 'One JSON row object per line, each ending in a newline: easy to stream.',
+  jsonp: 'The json body wrapped in a call of your function, for a `<script>` tag.',
   atom: 'An Atom 1.0 feed, one entry per row. The query must return `title`, `content`, `link` and `date` columns (build them with `as` and `||`).',
   sqlite: 'The whole SQLite database file, with Content-Length; `query` is not needed. Sent as an attachment.',
 };
+
+/**
+ * A call of the examples' own, for the options of the sample bodies: `params` are the format's
+ * (a JSONP callback); a feed's URLs must be absolute, so without a readable Host (base '') a
+ * placeholder host stands in.
+ */
+function sampleCall(base: string, scraper: string, params: Record<string, string>): FormatCall {
+  const [owner = '', name = ''] = scraper.split('/');
+  return {
+    params, sql: 'select title, content, link, date from data', scraper: { owner, name, description: '', updatedAt: '2026-11-03T09:00:00.000Z' },
+    publicBase: () => base || 'https://siphon.example',
+    publicUrl: () => undefined,
+  };
+}
+
+function sampleBody(format: RowFormat, call: FormatCall): string {
+  const encoder = format.encoder(sampleColumns, format.options(call));
+  return encoder.head() + encoder.rows(sampleRows) + encoder.tail();
+}
 
 /** Every format the service has, in its own order, each with a real sample body; `base` is '' when unknown. */
 export function formatExamples(base: string, scraper: string): FormatExample[] {
@@ -35,25 +56,14 @@ export function formatExamples(base: string, scraper: string): FormatExample[] {
       examples.push({ id: name, name, contentType: format.contentType, about: about[name] ?? '', body: `(the ${name} database file, in binary)` });
       continue;
     }
-    // A feed's URLs must be absolute: without a readable Host (base ''), a placeholder host stands in.
-    const page = `${base || 'https://siphon.example'}/${scraper}`;
-    const encoder = format.encoder({
-      columns: sampleColumns,
-      feed: {
-        id: `${page}/data.atom?query=…`, title: scraper, subtitle: '', author: scraper.split('/')[0]!,
-        updated: '2026-11-03T09:00:00.000Z', self: `${page}/data.atom?query=…`, alternate: page,
-      },
-    });
     examples.push({
-      id: name, name, contentType: format.contentType, about: about[name] ?? '',
-      body: encoder.head() + encoder.rows(sampleRows) + encoder.tail(),
+      id: name, name, contentType: format.contentType, about: about[name] ?? '', body: sampleBody(format, sampleCall(base, scraper, {})),
     });
-    if (name === 'json') {
-      const jsonp = format.encoder({ columns: sampleColumns, callback: 'showRows' });
+    if (format.script) {
+      const { param, name: scriptName, contentType } = format.script;
       examples.push({
-        id: 'jsonp', name: 'json + callback (JSONP)', contentType: jsonpContentType,
-        about: 'The json body wrapped in a call of your function, for a `<script>` tag.',
-        body: jsonp.head() + jsonp.rows(sampleRows) + jsonp.tail(),
+        id: scriptName, name: `${name} + ${param} (${scriptName.toUpperCase()})`, contentType, about: about[scriptName] ?? '',
+        body: sampleBody(format, sampleCall(base, scraper, { [param]: 'showRows' })),
       });
     }
   }

@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
-import { findFormat, formatNames, isValidCallback, jsonpContentType, type Format } from '../../formats/index.js';
+import { bodyContentType, downloadName, findFormat, formatNames, formatParams, scriptCallback, type Format } from '../../formats/index.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { QueryRun } from '../../pool/query-run.js';
 import type { QueryJob } from '../../pool/protocol.js';
@@ -15,6 +15,7 @@ import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import type { RequestLimits } from '../../limits/request-size.js';
 import { authenticate } from '../authenticate.js';
 import { corsHeaders } from '../cors.js';
+import { formatCall } from '../format-call.js';
 import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
 import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
@@ -22,7 +23,6 @@ import { readQueryBody } from '../query-body.js';
 import type { Params } from '../query-string.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
-import { atomFeed } from './atom-feed.js';
 import { findPublicScraper, singleParam } from './params.js';
 
 interface DataRoute {
@@ -33,10 +33,10 @@ interface DataRoute {
 /** Status recorded for a response cut short after it started: nginx's "client closed request". */
 const clientClosedStatus = 499;
 
-function responseHeaders(format: Format, scraper: Scraper, jsonp: string | undefined, fileSize?: number): OutgoingHttpHeaders {
+function responseHeaders(format: Format, scraper: Scraper, callback: string | undefined, fileSize?: number): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
     ...corsHeaders,
-    'content-type': jsonp ? jsonpContentType : format.contentType,
+    'content-type': bodyContentType(format, callback),
     // The key is in the URL: shared caches must not keep the response; browsers revalidate.
     'cache-control': 'private, no-cache',
     'x-content-type-options': 'nosniff',
@@ -64,9 +64,10 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
  * GET|HEAD|POST /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its
  * own status: a POST's body (415, 413, 400) → authenticate (401; 403 for a key used from a web
  * origin it is not for) → find the public scraper (404) → the key's rate limit (429, not a download)
- * → format (404) → callback (400) → check the SQL (400) → 304 if the client's copy is current → queue
- * it fairly and run it in a query process (429/503 when the key or the service is too busy; 400 on
- * SQL errors and the limits) → stream, compressed if asked → record the download.
+ * → format (404) → the format's own parameters, such as a JSONP callback (400) → check the SQL
+ * (400) → the format's options → 304 if the client's copy is current → queue it fairly and run it
+ * in a query process (429/503 when the key or the service is too busy; 400 on SQL errors and the
+ * limits) → stream, compressed if asked → record the download.
  * Every call that gets past the rate limit is a download, a 304 too, unless downloads cannot be
  * recorded: then it is refused (503) before anything runs. A POST is the same call with its
  * parameters in a body (for URLs too long for a proxy, and keys kept out of URLs), never a 304.
@@ -102,8 +103,9 @@ export function dataRoutes(
       return;
     }
     const format = findFormat(formatName);
-    const callback = singleParam(query.callback);
-    const jsonp = format?.name === 'json' && callback !== undefined && isValidCallback(callback) ? callback : undefined;
+    const param = (name: string) => singleParam(query[name]);
+    // A JSONP call's errors go to its callback from here on.
+    const callback = scriptCallback(format, param);
 
     let key: ApiKey;
     let scraper: Scraper;
@@ -117,7 +119,7 @@ export function dataRoutes(
       rate = await rateLimiter?.take(String(key.id));
       if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
-      sendError(reply.headers(rateLimitHeaders(rate)), err, jsonp);
+      sendError(reply.headers(rateLimitHeaders(rate)), err, callback);
       return;
     }
     void reply.headers(rateLimitHeaders(rate));
@@ -129,18 +131,16 @@ export function dataRoutes(
     let run: QueryRun | undefined;
     try {
       if (!format) throw errors.formatUnknown(formatNames);
-      if (callback !== undefined && format.name === 'json' && !jsonp) throw errors.callbackInvalid();
       let job: QueryJob | undefined;
       if (format.kind === 'rows') {
+        const params = formatParams(format, param);
         const checkedSql = checkSql(sql ?? undefined, config.maxQueryChars);
-        job = {
-          scraperId: scraper.id, file: scraper.data.file, sql: checkedSql, format: format.name, callback: jsonp,
-          feed: format.name === 'atom' ? atomFeed(request, scraper, checkedSql, config) : undefined,
-        };
+        const options = format.options(formatCall(request, config, scraper, checkedSql, params));
+        job = { scraperId: scraper.id, file: scraper.data.file, sql: checkedSql, format: format.name, options };
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = { ...responseHeaders(format, scraper, jsonp, job ? undefined : scraper.data.sizeBytes), ...keyCorsHeaders(key, request.headers), ...rateLimitHeaders(rate) };
+      const plain = { ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes), ...keyCorsHeaders(key, request.headers), ...rateLimitHeaders(rate) };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
@@ -158,12 +158,12 @@ export function dataRoutes(
         request.log.warn({ reason: outcome.reason, err: outcome.error }, 'response cut short after it started');
       }
     } catch (err) {
-      const error: SiphonError = sendError(reply, err, jsonp);
+      const error: SiphonError = sendError(reply, err, callback);
       status = error.status;
     } finally {
       recorder.record({
         scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
-        format: jsonp ? 'jsonp' : (format?.name ?? formatName), query: sql, status, rows, bytes,
+        format: format ? downloadName(format, callback) : formatName, query: sql, status, rows, bytes,
         durationMs: performance.now() - startedAt,
       });
     }

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SiphonError } from '../../src/errors.js';
+import { bodyContentType, downloadName, findFormat, formatNames, formatParams, scriptCallback } from '../../src/formats/index.js';
+
+const params = (values: Record<string, string>) => (name: string) => values[name];
+
+test('a script parameter (JSONP) is what a format declares: json takes a callback, other formats ignore it', () => {
+  const json = findFormat('json')!;
+  assert.ok(json.kind === 'rows');
+  assert.equal(scriptCallback(json, params({ callback: 'my.cb' })), 'my.cb');
+  assert.equal(scriptCallback(json, params({ callback: '1bad' })), undefined, 'an invalid callback gets no errors');
+  assert.equal(bodyContentType(json, 'my.cb'), 'application/javascript; charset=utf-8');
+  assert.equal(bodyContentType(json, undefined), 'application/json; charset=utf-8');
+  assert.equal(downloadName(json, 'my.cb'), 'jsonp');
+  assert.equal(downloadName(json, undefined), 'json');
+  assert.deepEqual(formatParams(json, params({ callback: 'cb', other: 'x' })), { callback: 'cb' });
+  assert.throws(() => formatParams(json, params({ callback: 'alert(1)' })),
+    (err: unknown) => err instanceof SiphonError && err.code === 'SIPHON_ERR_CALLBACK_INVALID' && err.status === 400);
+  for (const name of formatNames.filter((n) => n !== 'json')) {
+    const format = findFormat(name)!;
+    assert.equal(scriptCallback(format, params({ callback: 'cb' })), undefined, name);
+    assert.equal(bodyContentType(format, undefined), format.contentType, name);
+    assert.equal(downloadName(format, undefined), name);
+    if (format.kind === 'rows') assert.deepEqual(formatParams(format, params({ callback: 'not a name!' })), {}, name);
+  }
+});
+
+test('the data route and the query-process protocol name no format: they ask the registry', () => {
+  const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
+  const files = ['http/routes/data.ts', 'http/format-call.ts', ...readdirSync(path.join(root, 'pool')).map((f) => `pool/${f}`)];
+  for (const file of files) {
+    const source = readFileSync(path.join(root, file), 'utf8');
+    for (const name of [...formatNames, 'jsonp']) assert.ok(!source.includes(`'${name}'`), `${file} names ${name}`);
+    assert.doesNotMatch(source, /\bfeed\b|\.callback\b/, `${file} knows a format's options`);
+  }
+});

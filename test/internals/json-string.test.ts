@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { jsonString } from '../../src/formats/values.js';
+
+test('jsonString escapes <, >, &, U+2028 and U+2029 wherever they are, and nothing else', () => {
+  assert.equal(jsonString(''), '""');
+  assert.equal(jsonString('plain "quoted" \\ é中\n'), JSON.stringify('plain "quoted" \\ é中\n'));
+  assert.equal(jsonString('<'), '"\\u003c"');
+  assert.equal(jsonString('&&<>>'), '"\\u0026\\u0026\\u003c\\u003e\\u003e"');
+  assert.equal(jsonString('<a href="x">&amp;</a>'), '"\\u003ca href=\\"x\\"\\u003e\\u0026amp;\\u003c/a\\u003e"');
+  assert.equal(jsonString('\u2028start, end\u2029'), '"\\u2028start, end\\u2029"');
+  assert.equal(jsonString('lone \ud800 <'), '"lone \\ud800 \\u003c"');
+});
+
+test('jsonString: random text reads back as itself, with none of the escaped characters left raw', () => {
+  const alphabet = ['a', 'é', '中', '<', '>', '&', '"', '\\', '\n', '\u2028', '\u2029', '\ud83d\ude00', ' '];
+  let seed = 7;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  for (let i = 0; i < 2000; i++) {
+    let s = '';
+    for (let n = next() % 40; n > 0; n--) s += alphabet[next() % alphabet.length];
+    const json = jsonString(s);
+    assert.equal(JSON.parse(json), s);
+    assert.doesNotMatch(json, /[<>&\u2028\u2029]/);
+  }
+});

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LruCache } from '../../src/store/lru-cache.js';
+
+const keys = (cache: LruCache<string, number>, all: string[]) => all.filter((k) => cache.get(k) !== undefined);
+
+test('LruCache keeps at most its capacity, dropping the least recently used', () => {
+  const cache = new LruCache<string, number>(2);
+  cache.set('a', 1);
+  cache.set('b', 2);
+  cache.get('a');
+  cache.set('c', 3);
+  assert.deepEqual(keys(cache, ['a', 'b', 'c']), ['a', 'c']);
+});
+
+test('LruCache with a size bound drops the oldest until the total fits, and never keeps an entry larger than the bound', () => {
+  const cache = new LruCache<string, number>(10, { maxSize: 10, sizeOf: (key) => key.length });
+  cache.set('aaaa', 1);
+  cache.set('bbbb', 2);
+  cache.set('cc', 3); // 10: fits
+  assert.deepEqual(keys(cache, ['aaaa', 'bbbb', 'cc']), ['aaaa', 'bbbb', 'cc']);
+  cache.set('dddd', 4); // 14: the oldest (aaaa, read first above) goes
+  assert.deepEqual(keys(cache, ['aaaa', 'bbbb', 'cc', 'dddd']), ['bbbb', 'cc', 'dddd']);
+  cache.set('cc', 5); // replacing an entry counts its size once
+  assert.equal(cache.get('cc'), 5);
+  assert.deepEqual(keys(cache, ['bbbb', 'cc', 'dddd']), ['bbbb', 'cc', 'dddd']);
+  cache.set('x'.repeat(11), 6);
+  assert.equal(cache.get('x'.repeat(11)), undefined);
+  assert.deepEqual(keys(cache, ['bbbb', 'cc', 'dddd']), ['bbbb', 'cc', 'dddd'], 'an entry too large evicts nothing');
+  cache.clear();
+  cache.set('eeeeeeeeee', 7);
+  assert.equal(cache.get('eeeeeeeeee'), 7, 'clear() gives the whole bound back');
+});
