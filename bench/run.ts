@@ -8,14 +8,16 @@
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
 import { measureIsolation } from './fairness.js';
-import { buildFixture, fixtureRows, fixtureTable, inProcessFirstRow } from './fixture.js';
+import { fixtureRows, fixtureTable, inProcessFirstRow } from './fixture.js';
+import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smallSql, wrkThreads } from './queries.js';
+import { prepareData } from './setup.js';
 import { chain, closeClient, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
 import { cpuBetween, cpuSnapshot, median, MemorySampler } from './proc-stats.js';
@@ -27,14 +29,8 @@ import { checkWrk, runLoad, type LoadSpec } from './wrk.js';
 const runsFlag = process.argv.indexOf('--runs');
 const runs = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
 if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
-const exportSql = `select * from ${fixtureTable}`;
-const smallSql = `select * from ${fixtureTable} where id > {id} limit 10`;
 const firstRowSql = `select * from ${fixtureTable} order by title limit 1`;
 const runawaySql = 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c';
-/** The rows of a small query's json body each have one `"id":`. */
-const rowMarker = '"id":';
-const connections = 32;
-const wrkThreads = 2;
 const warmupSeconds = 2;
 const loadSeconds = 8;
 const killTimeoutMs = 200;
@@ -88,24 +84,13 @@ async function main(): Promise<void> {
   const stop = async (s: ServerProcess) => { running.delete(s); await s.stop(); };
   try {
     // 1. Fresh data, registered through the catalog before the server starts; one key per client.
-    let t = performance.now();
-    const fixtureFile = buildFixture(workDir);
-    const fixtureMs = performance.now() - t;
-    const fixtureBytes = statSync(fixtureFile).size;
-    progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms`);
-    const dataDir = path.join(workDir, 'data');
-    mkdirSync(dataDir);
-    const setupStore = new SqliteStore(path.join(dataDir, 'siphon.db'));
-    const catalog = new Catalog(setupStore, dataDir);
-    const key = (await catalog.addUser('bench')).key;
-    const clientKeys: string[] = [];
-    for (let i = 0; i < connections; i++) clientKeys.push((await catalog.addUser(`client${i}`)).key);
-    const exportKeys = [(await catalog.addUser('exporter0')).key, (await catalog.addUser('exporter1')).key];
-    t = performance.now();
-    await catalog.addScraper('bench/big', fixtureFile, { isPrivate: false, description: 'benchmark' });
-    const importMs = performance.now() - t;
-    await setupStore.close();
-    progress(`imported through the catalog in ${importMs.toFixed(0)} ms`);
+    const clientNames = Array.from({ length: connections }, (_, i) => `client${i}`);
+    const data = await prepareData(workDir, ['bench', 'exporter0', 'exporter1', ...clientNames]);
+    const { dataDir, fixtureFile, fixtureBytes, fixtureMs, importMs } = data;
+    const [key, ...otherKeys] = data.keys as [string, ...string[]];
+    const exportKeys = otherKeys.slice(0, 2);
+    const clientKeys = otherKeys.slice(2);
+    progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms, imported in ${importMs.toFixed(0)} ms`);
 
     let siphon = await started(startSiphon(dataDir, serverFlags));
     const url = (format: string, sql: string, k = key) => `${siphon.base}${dataPath('bench/big', format, k, sql)}`;
@@ -145,7 +130,7 @@ async function main(): Promise<void> {
     }
 
     // 3. Small queries: N varies per request, one key per connection, against the bare node:http ceiling.
-    const template = dataPath('bench/big', 'json', '{key}', smallSql).replace(/%7Bid%7D/g, '{id}').replace(/%7Bkey%7D/g, '{key}');
+    const template = smallQueryPath;
     const [sample] = await chain([`${siphon.base}${template.replace('{id}', '500000').replace('{key}', encodeURIComponent(key))}`], 1 << 20);
     const sampleRows = sample!.body.split(rowMarker).length - 1;
     if (sample!.status !== 200 || sampleRows !== 10) throw new Error(`small query: status ${sample!.status}, ${sampleRows} rows: ${sample!.body.slice(0, 300)}`);
@@ -161,10 +146,7 @@ async function main(): Promise<void> {
     // `Name: value\r\n` per header, after the status line.
     let headerBytes = 0;
     for (let i = 0; i < sample!.rawHeaders.length; i += 2) headerBytes += Buffer.byteLength(sample!.rawHeaders[i]!) + Buffer.byteLength(sample!.rawHeaders[i + 1]!) + 4;
-    const load = (base: string, over: Partial<LoadSpec>): LoadSpec => ({
-      base, pathTemplate: template, maxId: fixtureRows - 10, keys: clientKeys.map(encodeURIComponent), expectStatus: 200, expectRows: 10, rowMarker,
-      connections, threads: wrkThreads, seconds: loadSeconds, ...over,
-    });
+    const load = (base: string, over: Partial<LoadSpec>) => smallQueryLoad(base, clientKeys, loadSeconds, over);
     const measured = async (server: ServerProcess, spec: LoadSpec) => {
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
