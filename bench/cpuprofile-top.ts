@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
 interface CpuProfile {
@@ -53,14 +54,27 @@ export function summarise(files: string[]): ProfileSummary {
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parent = new Map<number, ProfileNode>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+    /** A native function (no URL: a write to a socket, a hash…) is named with the nearest JS function that called it. */
+    const caller = (node: ProfileNode): string => {
+      for (let p = parent.get(node.id); p; p = parent.get(p.id)) {
+        if (p.callFrame.url) return ` ← ${p.callFrame.functionName || '(anonymous)'} ${place(p.callFrame.url)}:${p.callFrame.lineNumber + 1}`;
+      }
+      return '';
+    };
     for (let i = 0; i < profile.samples.length; i++) {
-      const frame = byId.get(profile.samples[i]!)!.callFrame;
+      const node = byId.get(profile.samples[i]!)!;
+      const frame = node.callFrame;
       // A sample's delta is the time since the previous sample, so it belongs to this one's node.
       const us = profile.timeDeltas[i] ?? 0;
       if (frame.functionName === '(idle)') continue;
+      const calledBy = frame.url ? '' : caller(node);
+      // The profiler's own start and stop (profile-preload.ts) are not Siphon's work.
+      if (calledBy.includes('node:inspector')) continue;
       totalUs += us;
       const where = place(frame.url);
-      add(functions, `${frame.functionName || '(anonymous)'} ${where}${frame.url ? `:${frame.lineNumber + 1}` : ''}`, us);
+      add(functions, `${frame.functionName || '(anonymous)'} ${where}${frame.url ? `:${frame.lineNumber + 1}` : calledBy}`, us);
       add(places, where, us);
     }
   }
