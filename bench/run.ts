@@ -44,6 +44,8 @@ const quickDeathMs = 1000;
 const serverFlags = ['--rate-limit', '0', '--query-timeout', '120'];
 
 const t0 = performance.now();
+/** The machine's load when the bench starts: figures taken on a busy machine say little. */
+const loadAtStart = os.loadavg()[0]!;
 const progress = (msg: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)} s] ${msg}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,6 +77,13 @@ function checkExport(what: string, r: ExportAnswer, format: string): string[] {
   return problems;
 }
 
+/** Size of a response's header lines (`Name: value\r\n` each), the status line left out. */
+function headerBlockBytes(rawHeaders: string[]): number {
+  let bytes = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) bytes += Buffer.byteLength(rawHeaders[i]!) + Buffer.byteLength(rawHeaders[i + 1]!) + 4;
+  return bytes;
+}
+
 async function main(): Promise<void> {
   checkWrk();
   const problems: string[] = [];
@@ -96,12 +105,9 @@ async function main(): Promise<void> {
     const url = (format: string, sql: string, k = key) => `${siphon.base}${dataPath('bench/big', format, k, sql)}`;
     progress(`siphon serving at ${siphon.base} (pid ${siphon.pid})`);
 
-    // 2. Full exports: the sqlite3 shell's baselines, then each format and coding.
-    const baselineMs: Record<'json' | 'csv', number[]> = { json: [], csv: [] };
-    for (let i = 0; i < runs; i++) {
-      for (const mode of ['json', 'csv'] as const) baselineMs[mode].push(await sqliteCli(mode, fixtureFile, exportSql));
-    }
-    progress(`sqlite3 -json ${median(baselineMs.json).toFixed(0)} ms, -csv ${median(baselineMs.csv).toFixed(0)} ms`);
+    // 2. Full exports, each format and coding; each identity run right after the sqlite3 shell's
+    // baseline for it (json for json and ndjson), so both see the same machine.
+    const baselineMs: Record<'json' | 'csv' | 'ndjson', number[]> = { json: [], csv: [], ndjson: [] };
     await exportOnce(url('json', `${exportSql} limit 1000`), 'identity'); // opens the file in a query process, as any earlier client would have
     const exports: ExportFigures[] = [];
     for (const format of ['json', 'csv', 'ndjson'] as const) {
@@ -111,6 +117,11 @@ async function main(): Promise<void> {
         let growthMb = 0;
         let ok = true;
         for (let i = 0; i < runs; i++) {
+          if (coding === 'identity') {
+            const mode = format === 'csv' ? 'csv' : 'json';
+            baselineMs[format].push(await sqliteCli(mode, fixtureFile, exportSql));
+            progress(`sqlite3 -${mode}: ${baselineMs[format].at(-1)!.toFixed(0)} ms`);
+          }
           const sampler = new MemorySampler(siphon.pid);
           const cpu0 = cpuSnapshot(siphon.pid);
           const r = await exportOnce(url(format, exportSql), coding);
@@ -143,9 +154,7 @@ async function main(): Promise<void> {
     }
     const responseFile = path.join(workDir, 'small-response.json');
     writeFileSync(responseFile, JSON.stringify(recorded));
-    // `Name: value\r\n` per header, after the status line.
-    let headerBytes = 0;
-    for (let i = 0; i < sample!.rawHeaders.length; i += 2) headerBytes += Buffer.byteLength(sample!.rawHeaders[i]!) + Buffer.byteLength(sample!.rawHeaders[i + 1]!) + 4;
+    const headerBytes = headerBlockBytes(sample!.rawHeaders);
     const load = (base: string, over: Partial<LoadSpec>) => smallQueryLoad(base, clientKeys, loadSeconds, over);
     const measured = async (server: ServerProcess, spec: LoadSpec) => {
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
@@ -164,6 +173,10 @@ async function main(): Promise<void> {
     const revalidations = await measured(siphon, load(siphon.base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etag }, expectStatus: 304, expectRows: undefined }));
     progress(`304s: siphon ${revalidations.perSecond.toFixed(0)}/s p99 ${revalidations.p99Ms.toFixed(1)} ms`);
     const bare = await started(startBareServer(responseFile));
+    const [bareSample] = await chain([`${bare.base}/`], 1 << 20);
+    if (bareSample!.body !== sample!.body || headerBlockBytes(bareSample!.rawHeaders) !== headerBytes) {
+      problems.push(`the bare server's answer differs from Siphon's: ${bareSample!.bytes} body bytes and ${headerBlockBytes(bareSample!.rawHeaders)} header bytes, not ${sample!.bytes} and ${headerBytes}`);
+    }
     // The ratios are taken against the unchecked ceiling (the higher one); the checked one shows what checking costs wrk.
     const ceiling = await measured(bare, load(bare.base, { check: false }));
     const checkedCeiling = await runLoad(load(bare.base, {}), workDir);
@@ -238,12 +251,12 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       machine: {
         cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version,
-        platform: `${os.platform()} ${os.release()}`, memoryGb: os.totalmem() / 2 ** 30, loadAverage: os.loadavg(),
+        platform: `${os.platform()} ${os.release()}`, memoryGb: os.totalmem() / 2 ** 30, loadAtStart, loadAtEnd: os.loadavg()[0]!,
       },
       setup: { rows: fixtureRows, fixtureBytes, fixtureMs, importMs, runs, serverFlags, connections, wrkThreads, warmupSeconds, loadSeconds },
       exports: {
         sql: exportSql,
-        baseline: { json: median(baselineMs.json), csv: median(baselineMs.csv), runsMs: baselineMs },
+        baseline: { json: median(baselineMs.json), csv: median(baselineMs.csv), ndjson: median(baselineMs.ndjson), runsMs: baselineMs },
         figures: exports,
       },
       smallQueries: { sql: smallSql, responseBytes: sample!.bytes, headerBytes, siphon: smallSiphon, ceiling, checkedCeiling, revalidations },
