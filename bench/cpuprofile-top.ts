@@ -1,6 +1,7 @@
 /**
- * Reads V8 `.cpuprofile` files (written by `node --cpu-prof`) and sums self time: by function, and by
- * where the code lives (a file of ours, an npm package, a part of Node), idle time left out. Used by
+ * Reads V8 `.cpuprofile` files (as `node --cpu-prof` or profile-preload.ts write them) and sums self
+ * time: by function, and by where the code lives (a file of ours, an npm package, a part of Node),
+ * idle time left out. Used by
  * profile.ts; also runs alone: `node dist/bench/cpuprofile-top.js [--per N] FILE...`.
  */
 import { readFileSync } from 'node:fs';
@@ -32,9 +33,8 @@ export interface ProfileSummary {
   places: SelfTime[];
 }
 
-/** Where a function lives: `src/http/server.ts`, `fastify`, `node:_http_server`, or V8's own entries. */
+/** Where a function lives: `src/http/server.ts`, `fastify`, `node:_http_server`. */
 function place(url: string): string {
-  if (!url) return '(native or V8)';
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1]!;
   const ours = /\/dist\/((?:src|bench)\/.*)\.js$/.exec(url);
@@ -56,12 +56,13 @@ export function summarise(files: string[]): ProfileSummary {
     const byId = new Map(profile.nodes.map((node) => [node.id, node]));
     const parent = new Map<number, ProfileNode>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
-    /** A native function (no URL: a write to a socket, a hash…) is named with the nearest JS function that called it. */
-    const caller = (node: ProfileNode): string => {
+    /** The nearest JS function that called a native one (a write to a socket, a hash…): `name place:line`, and its place. */
+    const caller = (node: ProfileNode): { name: string; where: string } | undefined => {
       for (let p = parent.get(node.id); p; p = parent.get(p.id)) {
-        if (p.callFrame.url) return ` ← ${p.callFrame.functionName || '(anonymous)'} ${place(p.callFrame.url)}:${p.callFrame.lineNumber + 1}`;
+        const f = p.callFrame;
+        if (f.url) return { name: `${f.functionName || '(anonymous)'} ${place(f.url)}:${f.lineNumber + 1}`, where: place(f.url) };
       }
-      return '';
+      return undefined;
     };
     for (let i = 0; i < profile.samples.length; i++) {
       const node = byId.get(profile.samples[i]!)!;
@@ -69,13 +70,15 @@ export function summarise(files: string[]): ProfileSummary {
       // A sample's delta is the time since the previous sample, so it belongs to this one's node.
       const us = profile.timeDeltas[i] ?? 0;
       if (frame.functionName === '(idle)') continue;
-      const calledBy = frame.url ? '' : caller(node);
+      const calledBy = frame.url ? undefined : caller(node);
       // The profiler's own start and stop (profile-preload.ts) are not Siphon's work.
-      if (calledBy.includes('node:inspector')) continue;
+      if (calledBy?.where === 'node:inspector') continue;
       totalUs += us;
-      const where = place(frame.url);
-      add(functions, `${frame.functionName || '(anonymous)'} ${where}${frame.url ? `:${frame.lineNumber + 1}` : calledBy}`, us);
-      add(places, where, us);
+      const name = frame.functionName || '(anonymous)';
+      if (frame.url) add(functions, `${name} ${place(frame.url)}:${frame.lineNumber + 1}`, us);
+      else add(functions, calledBy ? `${name} (native) ← ${calledBy.name}` : `${name} (V8)`, us);
+      // Native work counts where the JS that asked for it lives.
+      add(places, frame.url ? place(frame.url) : calledBy?.where ?? '(V8: garbage collector, compiler…)', us);
     }
   }
   const sorted = (m: Map<string, number>) => [...m].map(([name, us]) => ({ name, us })).sort((a, b) => b.us - a.us);

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatTop, summarise } from './cpuprofile-top.js';
 import { fixtureRows } from './fixture.js';
 import { exportOnce } from './http-client.js';
-import { childPids } from './proc-stats.js';
+import { childPids, cpuBetween, cpuSnapshot, type Cores } from './proc-stats.js';
 import { connections, exportSql, smallQueryLoad } from './queries.js';
 import { dataPath, repoRoot, startSiphon, tempDir } from './servers.js';
 import { prepareData } from './setup.js';
@@ -33,12 +33,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function profiled(o: {
   dataDir: string; profileDir: string; warmUp: (base: string) => Promise<void>; work: (base: string) => Promise<void>; windowMs?: number;
-}): Promise<{ main: string[]; queries: string[]; windowMs: number }> {
+}): Promise<{ main: string[]; queries: string[]; windowMs: number; cpu: Cores }> {
   mkdirSync(o.profileDir, { recursive: true });
   const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`;
   const server = await startSiphon(o.dataDir, serverFlags, { ...process.env, NODE_OPTIONS: nodeOptions, SIPHON_PROFILE_DIR: o.profileDir });
   const files = () => readdirSync(o.profileDir).filter((f) => f.endsWith('.cpuprofile'));
   let windowMs = 0;
+  let cpu: Cores = { main: 0, queryProcesses: 0 };
   try {
     await o.warmUp(server.base);
     // A load generator that stops drops its requests in flight, and the pool replaces the query
@@ -48,6 +49,7 @@ async function profiled(o: {
     const pids = [server.pid, ...childPids(server.pid)];
     const signal = (list: number[]) => { for (const pid of list) process.kill(pid, 'SIGUSR2'); };
     signal(pids);
+    const cpu0 = cpuSnapshot(server.pid);
     const started = performance.now();
     const work = o.work(server.base);
     if (o.windowMs) await sleep(o.windowMs);
@@ -55,6 +57,7 @@ async function profiled(o: {
     const alive = pids.filter((pid) => existsSync(`/proc/${pid}`));
     signal(alive);
     windowMs = performance.now() - started;
+    cpu = cpuBetween(cpu0, cpuSnapshot(server.pid));
     await work;
     for (let i = 0; i < 200 && files().length < alive.length; i++) await sleep(50);
   } finally {
@@ -62,14 +65,22 @@ async function profiled(o: {
   }
   const paths = files().map((f) => path.join(o.profileDir, f));
   const pidOf = (f: string) => Number(path.basename(f, '.cpuprofile'));
-  return { main: paths.filter((f) => pidOf(f) === server.pid), queries: paths.filter((f) => pidOf(f) !== server.pid), windowMs };
+  return { main: paths.filter((f) => pidOf(f) === server.pid), queries: paths.filter((f) => pidOf(f) !== server.pid), windowMs, cpu };
 }
 
-function report(title: string, files: { main: string[]; queries: string[] }, per: { n: number; unit: string }): string {
+/**
+ * V8 samples a thread by the wall clock: time the thread was ready to run but had no core (another
+ * process of ours, or wrk, had it) is charged to whatever it was doing. /proc says how much CPU it
+ * really had; the difference is that wait.
+ */
+function report(title: string, files: { main: string[]; queries: string[]; windowMs: number; cpu: Cores }, per: { n: number; unit: string }): string {
   const out = [`## ${title}`];
-  for (const [who, list] of [['main process', files.main], [`query processes (${files.queries.length} profiles)`, files.queries]] as const) {
+  const procMs = { main: files.cpu.main * files.windowMs, queries: files.cpu.queryProcesses * files.windowMs };
+  for (const [who, list, cpuMs] of [['main process', files.main, procMs.main], [`query processes (${files.queries.length} profiles)`, files.queries, procMs.queries]] as const) {
     const s = summarise(list);
-    out.push('', `### ${who}: ${(s.totalUs / 1000).toFixed(0)} ms of CPU, ${(s.totalUs / per.n).toFixed(per.n > 100_000 ? 2 : 1)} µs per ${per.unit}`);
+    const digits = per.n > 100_000 ? 2 : 1;
+    out.push('', `### ${who}: ${(s.totalUs / 1000).toFixed(0)} ms sampled, ${(s.totalUs / per.n).toFixed(digits)} µs per ${per.unit}; ` +
+      `CPU from /proc: ${cpuMs.toFixed(0)} ms, ${((cpuMs * 1000) / per.n).toFixed(digits)} µs per ${per.unit} (the rest: ready to run, waiting for a core)`);
     out.push(formatTop('by function (self time):', s.functions, s.totalUs, top, per));
     out.push(formatTop('by place:', s.places, s.totalUs, 12, per));
   }
