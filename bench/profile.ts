@@ -69,9 +69,10 @@ async function profiled(o: {
 }
 
 /**
- * V8 samples a thread by the wall clock: time the thread was ready to run but had no core (another
- * process of ours, or wrk, had it) is charged to whatever it was doing. /proc says how much CPU it
- * really had; the difference is that wait.
+ * V8 samples the JavaScript thread by the wall clock: time it was ready to run but had no core
+ * (another process of ours, or wrk, had it) is charged to whatever it was doing. /proc counts the
+ * CPU every thread of the process really had (V8's GC helpers and libuv's pool too), so the two
+ * differ both ways.
  */
 function report(title: string, files: { main: string[]; queries: string[]; windowMs: number; cpu: Cores }, per: { n: number; unit: string }): string {
   const out = [`## ${title}`];
@@ -80,7 +81,7 @@ function report(title: string, files: { main: string[]; queries: string[]; windo
     const s = summarise(list);
     const digits = per.n > 100_000 ? 2 : 1;
     out.push('', `### ${who}: ${(s.totalUs / 1000).toFixed(0)} ms sampled, ${(s.totalUs / per.n).toFixed(digits)} µs per ${per.unit}; ` +
-      `CPU from /proc: ${cpuMs.toFixed(0)} ms, ${((cpuMs * 1000) / per.n).toFixed(digits)} µs per ${per.unit} (the rest: ready to run, waiting for a core)`);
+      `CPU from /proc (all threads): ${cpuMs.toFixed(0)} ms, ${((cpuMs * 1000) / per.n).toFixed(digits)} µs per ${per.unit}`);
     out.push(formatTop('by function (self time):', s.functions, s.totalUs, top, per));
     out.push(formatTop('by place:', s.places, s.totalUs, 12, per));
   }
