@@ -14,7 +14,7 @@ export interface IsolationResults {
   p99TargetMs: number;
 }
 
-export const isolationP99TargetMs = 50;
+const isolationP99TargetMs = 50;
 const connections = 4;
 const seconds = 4;
 

@@ -86,12 +86,12 @@ export function exportOnce(url: string, coding: 'identity' | 'gzip' | 'br'): Pro
 }
 
 /** Requests one after the other on one keep-alive connection, bodies kept up to `keepBody` characters. */
-export async function chain(urls: string[], keepBody = 400, headers?: Record<string, string>): Promise<(Answer & { startMs: number; endMs: number })[]> {
+export async function chain(urls: string[], keepBody = 400): Promise<(Answer & { startMs: number; endMs: number })[]> {
   const t0 = performance.now();
   const steps = [];
   for (const url of urls) {
     const startMs = performance.now() - t0;
-    const r = await get(url, { agent: keepAlive, keepBody, headers });
+    const r = await get(url, { agent: keepAlive, keepBody });
     steps.push({ ...r, startMs, endMs: performance.now() - t0 });
   }
   return steps;

@@ -15,7 +15,7 @@ export interface ViewTimes {
   statuses: number[];
 }
 
-export const views = 40;
+const views = 40;
 const batch = 10_000;
 
 /** `views` views one after the other; the first, which computes the table previews once per data version, is not counted. */

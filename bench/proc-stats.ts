@@ -27,7 +27,7 @@ export function childPids(pid: number): number[] {
 }
 
 /** Resident set size of a process in bytes, or 0 if it is gone. */
-export function rssOf(pid: number): number {
+function rssOf(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
