@@ -1,14 +1,14 @@
 /**
- * The benchmark's data: one table of real rows, and the in-process better-sqlite3 measurements that
- * Siphon's figures are divided by.
+ * The benchmark's data: one table `data` of 1,000,000 rows in 8 mixed columns, rebuilt every run
+ * from a seeded generator, so every run reads the same rows.
  */
 import Database from 'better-sqlite3';
 import path from 'node:path';
 
 export const fixtureRows = 1_000_000;
-export const fixtureTable = 't';
+export const fixtureTable = 'data';
 
-/** A small seeded PRNG (mulberry32), so every run reads the same data. */
+/** A small seeded PRNG (mulberry32). */
 function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -27,74 +27,35 @@ const words = (
 ).split(' ');
 
 /**
- * Writes `t(id INTEGER PRIMARY KEY, n INTEGER, r REAL, txt TEXT (20–100 chars), note TEXT NULL)`
- * with `rows` rows into `dir/fixture.sqlite`, in one transaction. Returns the file.
+ * Writes `data(id INTEGER PRIMARY KEY, count INTEGER, score REAL, title TEXT (40 chars),
+ * description TEXT (200 chars), date_scraped TEXT (ISO date), reference TEXT (30 % NULL),
+ * price REAL (30 % NULL))` into `dir/fixture.sqlite`, in one transaction. Returns the file.
  */
 export function buildFixture(dir: string, rows = fixtureRows): string {
   const file = path.join(dir, 'fixture.sqlite');
   const db = new Database(file);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
-  db.exec(`create table ${fixtureTable} (id integer primary key, n integer not null, r real not null,
-    txt text not null, note text)`);
+  db.exec(`create table ${fixtureTable} (id integer primary key, count integer not null, score real not null,
+    title text not null, description text not null, date_scraped text not null, reference text, price real)`);
   const rand = prng(42);
-  const text = (min: number, max: number) => {
-    const target = min + Math.floor(rand() * (max - min + 1));
+  const text = (length: number) => {
     let s = words[Math.floor(rand() * words.length)]!;
-    while (s.length < target) s += ` ${words[Math.floor(rand() * words.length)]!}`;
-    return s.slice(0, target);
+    while (s.length < length) s += ` ${words[Math.floor(rand() * words.length)]!}`;
+    return s.slice(0, length);
   };
-  const insert = db.prepare(`insert into ${fixtureTable} values (?, ?, ?, ?, ?)`);
+  const day0 = Date.UTC(2015, 0, 1);
+  const insert = db.prepare(`insert into ${fixtureTable} values (?, ?, ?, ?, ?, ?, ?, ?)`);
   db.transaction(() => {
     for (let id = 1; id <= rows; id++) {
-      insert.run(id, Math.floor(rand() * 2_000_000_000) - 1_000_000_000, rand() * 1e6,
-        text(20, 100), rand() < 0.3 ? null : text(5, 40));
+      insert.run(id, Math.floor(rand() * 2_000_000_000) - 1_000_000_000, rand() * 1e6, text(40), text(200),
+        new Date(day0 + Math.floor(rand() * 4000) * 86_400_000).toISOString().slice(0, 10),
+        rand() < 0.3 ? null : `DA/${Math.floor(rand() * 1e5)}/${2015 + Math.floor(rand() * 11)}`,
+        rand() < 0.3 ? null : Math.round(rand() * 1e8) / 100);
     }
   })();
   db.close();
   return file;
-}
-
-/** 64 KB chunks turned into bytes and dropped, as an encoder feeding a socket would do. */
-class CountingSink {
-  bytes = 0;
-  private pending = '';
-  write(s: string): void {
-    this.pending += s;
-    if (this.pending.length >= 64 * 1024) this.flush();
-  }
-  flush(): void {
-    this.bytes += Buffer.byteLength(this.pending);
-    this.pending = '';
-  }
-}
-
-export interface InProcessExport {
-  ms: number;
-  rows: number;
-  bytes: number;
-}
-
-/**
- * The export baseline: better-sqlite3 in this process, `.raw(true).iterate()` and `JSON.stringify(row)`
- * per row into a counting sink, no HTTP, no child process.
- */
-export function inProcessExport(file: string, sql: string): InProcessExport {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const started = performance.now();
-    const sink = new CountingSink();
-    let rows = 0;
-    for (const row of db.prepare(sql).raw(true).iterate()) {
-      sink.write(JSON.stringify(row));
-      sink.write('\n');
-      rows += 1;
-    }
-    sink.flush();
-    return { ms: performance.now() - started, rows, bytes: sink.bytes };
-  } finally {
-    db.close();
-  }
 }
 
 /** Time to prepare `sql` and step to its first row, on an already-open, warmed connection. */

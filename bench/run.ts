@@ -1,249 +1,269 @@
 /**
- * Siphon's benchmark. Every speed is reported as a ratio against a baseline measured in the same run
- * on the same machine, never as an absolute pass/fail. Prints a table and writes bench/results/latest.json.
+ * Siphon's benchmark (`npm run bench`): every figure next to a baseline measured in the same run on
+ * the same machine, and the target it is held to. Prints one table and writes bench/results/latest.json.
  *
- * Layout: the servers under test run on this process's main thread; the HTTP client runs in a worker
- * thread (client-worker.ts); queries run in Siphon's own child processes.
+ * Layout: Siphon runs as `bin/siphon serve` in a process of its own (its query processes are its
+ * children), the bare node:http ceiling in another, the load generator is wrk, and this process only
+ * sets up, reads exports, and reads CPU and memory from /proc.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { defaults } from '../src/config.js';
-import { buildFixture, fixtureRows, inProcessExport, inProcessFirstRow } from './fixture.js';
-import { measureFairness } from './fairness.js';
-import { measurePageViews } from './page-views.js';
-import { HttpClient, type ExportResult } from './http-client.js';
-import { printReport, type Results } from './report.js';
-import { dataUrl, startFixedBodyServer, startSiphon, tempDir, type BenchServer } from './servers.js';
-import { cpuBetween, cpuSnapshot, MemorySampler, median, type MemorySummary } from './stats.js';
+import { Catalog } from '../src/scrapers/catalog.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
+import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
+import { measureIsolation } from './fairness.js';
+import { fixtureRows, fixtureTable, inProcessFirstRow } from './fixture.js';
+import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smallSql, wrkThreads } from './queries.js';
+import { prepareData } from './setup.js';
+import { chain, closeClient, exportOnce, type ExportAnswer } from './http-client.js';
+import { addDownloadRecords, viewTimes } from './page-views.js';
+import { cpuBetween, cpuSnapshot, median, MemorySampler } from './proc-stats.js';
+import { printReport, type ExportFigures, type Results } from './report.js';
+import { dataPath, repoRoot, startBareServer, startSiphon, tempDir, type ServerProcess } from './servers.js';
+import { checkWrk, runLoad, type LoadSpec } from './wrk.js';
 
-const runs = 3;
-const formats = ['json', 'csv', 'ndjson'] as const;
-const exportSql = 'select * from t';
-const smallSql = 'select * from t where id >= IDTOKEN order by id limit 10';
-const firstRowSql = 'select * from t order by txt limit 1';
+/** `--runs N`: exports measured N times each (median); 1 by default, to keep the run under 5 minutes. */
+const runsFlag = process.argv.indexOf('--runs');
+const runs = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
+if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
+const firstRowSql = `select * from ${fixtureTable} order by title limit 1`;
 const runawaySql = 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c';
-const concurrency = 32;
-const loadMs = 5000;
-const warmupMs = 1000;
+const warmupSeconds = 2;
+const loadSeconds = 8;
 const killTimeoutMs = 200;
 /** pool.ts waits 250 ms before replacing a process that died less than 1 s after it started. */
 const quickDeathMs = 1000;
+/**
+ * What the measured server runs with: Siphon's defaults (query processes, key concurrency 2, key
+ * queue…) except the rate limit (600 a minute per key would answer 429 to a load generator within a
+ * second) and the query time limit (four 1M-row exports at once share 2 cores for longer than 10 s).
+ */
+const serverFlags = ['--rate-limit', '0', '--query-timeout', '120'];
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const t0 = performance.now();
+/** The machine's load when the bench starts: figures taken on a busy machine say little. */
+const loadAtStart = os.loadavg()[0]!;
 const progress = (msg: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)} s] ${msg}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const t0 = performance.now();
 
-/** `--query-memory-mb N` / `--query-processes N` override Siphon's defaults (to diagnose, not to tune). */
-function flag(name: string): number | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i === -1 ? undefined : Number(process.argv[i + 1]);
-  if (v !== undefined && !(v > 0)) throw new Error(`--${name} needs a positive number`);
-  return v;
+/** `sqlite3 -MODE FILE SQL > /dev/null`, timed. */
+function sqliteCli(mode: 'json' | 'csv', file: string, sql: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const devNull = openSync('/dev/null', 'w');
+    const started = performance.now();
+    const child = spawn('sqlite3', [`-${mode}`, ...(mode === 'csv' ? ['-header'] : []), file, sql], { stdio: ['ignore', devNull, 'inherit'] });
+    child.on('error', (err) => { closeSync(devNull); reject(new Error(`sqlite3 is needed for the export baseline (apt-get install -y sqlite3): ${err.message}`)); });
+    child.on('close', (code) => {
+      closeSync(devNull);
+      if (code === 0) resolve(performance.now() - started);
+      else reject(new Error(`sqlite3 -${mode} exited ${code}`));
+    });
+  });
 }
-const overrides = {
-  ...(flag('query-memory-mb') ? { queryMemoryMb: flag('query-memory-mb')! } : {}),
-  ...(flag('query-processes') ? { queryProcesses: flag('query-processes')! } : {}),
-};
 
-function checkExport(format: string, r: ExportResult): string[] {
+/** Lines an export of all rows must have: json is `[` … `]` with a row a line, csv has its header line. */
+function expectedLines(format: string): number {
+  return format === 'ndjson' ? fixtureRows : fixtureRows + 1;
+}
+
+function checkExport(what: string, r: ExportAnswer, format: string): string[] {
   const problems: string[] = [];
-  if (r.status !== 200) problems.push(`${format}: status ${r.status}`);
-  if (!r.complete) problems.push(`${format}: body cut short (${r.error ?? 'no reason'}) after ${r.bytes} bytes`);
-  const expected = format === 'ndjson' ? fixtureRows : fixtureRows + 1; // json: "[\n" … "\n]"; csv: header line
-  if (r.newlines !== expected) problems.push(`${format}: ${r.newlines} line breaks, expected ${expected}`);
+  if (r.status !== 200) problems.push(`${what}: status ${r.status}`);
+  if (!r.complete) problems.push(`${what}: body cut short (${r.error ?? 'no reason'}) after ${r.bytes} bytes`);
+  if (r.newlines !== expectedLines(format)) problems.push(`${what}: ${r.newlines} line breaks, expected ${expectedLines(format)}`);
   return problems;
 }
 
+/** Size of a response's header lines (`Name: value\r\n` each), the status line left out. */
+function headerBlockBytes(rawHeaders: string[]): number {
+  let bytes = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) bytes += Buffer.byteLength(rawHeaders[i]!) + Buffer.byteLength(rawHeaders[i + 1]!) + 4;
+  return bytes;
+}
+
 async function main(): Promise<void> {
+  checkWrk();
   const problems: string[] = [];
   const workDir = tempDir('siphon-bench-');
-  const servers: { close(): Promise<void> }[] = [];
-  const client = new HttpClient();
+  const running = new Set<ServerProcess>();
+  const started = async (p: Promise<ServerProcess>) => { const s = await p; running.add(s); return s; };
+  const stop = async (s: ServerProcess) => { running.delete(s); await s.stop(); };
   try {
-    // 1. Fixture, registered through the catalog of a real server.
-    let t = performance.now();
-    const fixtureFile = buildFixture(workDir);
-    const fixtureMs = performance.now() - t;
-    const fixtureBytes = statSync(fixtureFile).size;
-    progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms`);
-    const dataDir = path.join(workDir, 'data');
-    mkdirSync(dataDir);
-    // The rate limit is off: the load below is one client's worth of requests per key, many times a minute.
-    // The time limit is 2 minutes: four 1M-row exports at once share 2 cores for longer than the default 10 s.
-    const siphon = await startSiphon({ dataDir, logLevel: 'info', rateLimitPerMinute: 0, queryTimeoutMs: 120_000, ...overrides });
-    servers.push(siphon);
-    const { key } = await siphon.catalog.addUser('bench');
-    // One key per client loop, as separate clients have: a key runs at most --key-concurrency queries at once.
-    const clientKeys: string[] = [];
-    for (let i = 0; i < concurrency; i++) clientKeys.push((await siphon.catalog.addUser(`client${i}`)).key);
-    t = performance.now();
-    const scraper = await siphon.catalog.addScraper('bench/big', fixtureFile, { isPrivate: false, description: 'benchmark' });
-    const importMs = performance.now() - t;
-    rmSync(fixtureFile);
-    const served = scraper.data.file;
-    const url = (format: string, sql: string) => dataUrl(siphon.base, 'bench/big', format, key, sql);
-    progress(`imported through the catalog in ${importMs.toFixed(0)} ms; server at ${siphon.base}`);
+    // 1. Fresh data, registered through the catalog before the server starts; one key per client.
+    const clientNames = Array.from({ length: connections }, (_, i) => `client${i}`);
+    const data = await prepareData(workDir, ['bench', 'exporter0', 'exporter1', ...clientNames]);
+    const { dataDir, fixtureFile, fixtureBytes, fixtureMs, importMs } = data;
+    const [key, ...otherKeys] = data.keys as [string, ...string[]];
+    const exportKeys = otherKeys.slice(0, 2);
+    const clientKeys = otherKeys.slice(2);
+    progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms, imported in ${importMs.toFixed(0)} ms`);
 
-    // 2a + 2e. Full exports, interleaved with the in-process baseline round by round.
-    const base: { ms: number; bytes: number }[] = [];
-    type Run = { ok: boolean; ms: number; bytes: number; ttfbMs: number; memory: MemorySummary & { maxSampleGapMs: number }; cpu: ReturnType<typeof cpuBetween> };
-    const exp: Record<string, Run[]> = { json: [], csv: [], ndjson: [] };
-    await client.export(url('json', 'select * from t limit 1000')); // start the connection cache of one child
-    for (let round = 1; round <= runs; round++) {
-      const b = inProcessExport(served, exportSql);
-      if (b.rows !== fixtureRows) problems.push(`baseline read ${b.rows} rows`);
-      base.push(b);
-      progress(`round ${round}: in-process baseline ${b.ms.toFixed(0)} ms`);
-      for (const format of formats) {
-        const sampler = new MemorySampler(50);
-        const cpu0 = cpuSnapshot();
-        const r = await client.export(url(format, exportSql));
-        const cpu = cpuBetween(cpu0, cpuSnapshot());
-        const memory = sampler.stop();
-        const failures = checkExport(format, r).map((p) => `round ${round}: ${p}`);
-        problems.push(...failures);
-        exp[format]!.push({ ok: failures.length === 0, ms: r.ms, bytes: r.bytes, ttfbMs: r.ttfbMs, memory, cpu });
-        progress(`round ${round}: ${format} ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, ` +
-          `rss +${((memory.rssPeak - memory.rssBefore) / 1e6).toFixed(0)} MB${failures.length ? ' FAILED' : ''}`);
+    let siphon = await started(startSiphon(dataDir, serverFlags));
+    const url = (format: string, sql: string, k = key) => `${siphon.base}${dataPath('bench/big', format, k, sql)}`;
+    progress(`siphon serving at ${siphon.base} (pid ${siphon.pid})`);
+
+    // 2. Full exports, each format and coding; each identity run right after the sqlite3 shell's
+    // baseline for it (json for json and ndjson), so both see the same machine.
+    const baselineMs: Record<'json' | 'csv' | 'ndjson', number[]> = { json: [], csv: [], ndjson: [] };
+    await exportOnce(url('json', `${exportSql} limit 1000`), 'identity'); // opens the file in a query process, as any earlier client would have
+    const exports: ExportFigures[] = [];
+    for (const format of ['json', 'csv', 'ndjson'] as const) {
+      for (const coding of ['identity', 'gzip', 'br'] as const) {
+        const ms: number[] = [];
+        let bytes = 0;
+        let growthMb = 0;
+        let ok = true;
+        for (let i = 0; i < runs; i++) {
+          if (coding === 'identity') {
+            const mode = format === 'csv' ? 'csv' : 'json';
+            baselineMs[format].push(await sqliteCli(mode, fixtureFile, exportSql));
+            progress(`sqlite3 -${mode}: ${baselineMs[format].at(-1)!.toFixed(0)} ms`);
+          }
+          const sampler = new MemorySampler(siphon.pid);
+          const cpu0 = cpuSnapshot(siphon.pid);
+          const r = await exportOnce(url(format, exportSql), coding);
+          const cores = cpuBetween(cpu0, cpuSnapshot(siphon.pid));
+          const memory = sampler.stop();
+          const failures = checkExport(`${format} ${coding}`, r, format);
+          problems.push(...failures);
+          ok &&= failures.length === 0;
+          ms.push(r.ms);
+          bytes = r.bytes;
+          growthMb = Math.max(growthMb, memory.growthMb);
+          progress(`${format} ${coding}: ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, server rss +${memory.growthMb.toFixed(0)} MB, ` +
+            `cores ${cores.main.toFixed(2)} main / ${cores.queryProcesses.toFixed(2)} query${failures.length ? ' FAILED' : ''}`);
+          if (i === runs - 1) exports.push({ format, coding, ok, ms: median(ms), rowsPerSec: fixtureRows / (median(ms) / 1000), bytes, growthMb, cores, runsMs: ms });
+        }
       }
     }
 
-    // 2b. Small queries under 32 concurrent keep-alive clients, against a bare Fastify with the same body.
-    const smallTemplate = dataUrl(siphon.base, 'bench/big', 'json', 'KEYTOKEN', smallSql).replace('IDTOKEN', '{id}').replace('KEYTOKEN', '{key}');
-    const sample = (await client.chain([smallTemplate.replace('{id}', '500000').replace('{key}', key)], 1 << 20)).steps[0]!;
-    if (sample.status !== 200 || (JSON.parse(sample.body) as unknown[]).length !== 10) problems.push(`small query: status ${sample.status}, body ${sample.body.slice(0, 200)}`);
-    progress(`small queries: ${concurrency} clients for ${loadMs} ms (+${warmupMs} ms warm-up), response ${sample.bytes} bytes`);
-    const siphonLoad = await measuredLoad(client, { urlTemplate: smallTemplate, maxId: fixtureRows - 9, concurrency, warmupMs, durationMs: loadMs, keys: clientKeys });
-    if (siphonLoad.errors || siphonLoad.nonOk) problems.push(`small queries: ${siphonLoad.errors} connection errors, ${siphonLoad.nonOk} non-200 responses`);
-    const fixed = await startFixedBodyServer(sample.body);
-    servers.push(fixed);
-    const baseLoad = await measuredLoad(client, { urlTemplate: `${fixed.base}/fixed`, maxId: 1, concurrency, warmupMs, durationMs: loadMs });
-    await fixed.close();
-    servers.splice(servers.indexOf(fixed), 1);
-    progress(`small queries: siphon ${siphonLoad.perSecond.toFixed(0)}/s, bare fastify ${baseLoad.perSecond.toFixed(0)}/s`);
+    // 3. Small queries: N varies per request, one key per connection, against the bare node:http ceiling.
+    const template = smallQueryPath;
+    const [sample] = await chain([`${siphon.base}${template.replace('{id}', '500000').replace('{key}', encodeURIComponent(key))}`], 1 << 20);
+    const sampleRows = sample!.body.split(rowMarker).length - 1;
+    if (sample!.status !== 200 || sampleRows !== 10) throw new Error(`small query: status ${sample!.status}, ${sampleRows} rows: ${sample!.body.slice(0, 300)}`);
+    const recorded: RecordedResponse = {
+      status: sample!.status, body: sample!.body, chunked: sample!.headers['transfer-encoding'] === 'chunked',
+      headers: [],
+    };
+    for (let i = 0; i < sample!.rawHeaders.length; i += 2) {
+      if (!nodeWrittenHeaders.has(sample!.rawHeaders[i]!.toLowerCase())) recorded.headers.push([sample!.rawHeaders[i]!, sample!.rawHeaders[i + 1]!]);
+    }
+    const responseFile = path.join(workDir, 'small-response.json');
+    writeFileSync(responseFile, JSON.stringify(recorded));
+    const headerBytes = headerBlockBytes(sample!.rawHeaders);
+    const load = (base: string, over: Partial<LoadSpec>) => smallQueryLoad(base, clientKeys, loadSeconds, over);
+    const measured = async (server: ServerProcess, spec: LoadSpec) => {
+      await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
+      const cpu0 = cpuSnapshot(server.pid);
+      const r = await runLoad(spec, workDir);
+      if (r.wrong || r.socketErrors) problems.push(`load on ${server.base}: ${r.wrong} wrong answers (first: ${r.firstWrong}), ${r.socketErrors} socket errors`);
+      return { ...r, cores: cpuBetween(cpu0, cpuSnapshot(server.pid)) };
+    };
+    progress(`small queries: ${connections} connections, ${warmupSeconds} s warm-up + ${loadSeconds} s, ${sample!.bytes}-byte bodies`);
+    const smallSiphon = await measured(siphon, load(siphon.base, {}));
+    progress(`small queries: siphon ${smallSiphon.perSecond.toFixed(0)}/s p99 ${smallSiphon.p99Ms.toFixed(1)} ms`);
+    // 304s: the same query each time, with the ETag of its first answer.
+    const fixedPath = template.replace('{id}', '500000');
+    const etag = sample!.headers.etag;
+    if (!etag) throw new Error('the small query came without an ETag');
+    const revalidations = await measured(siphon, load(siphon.base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etag }, expectStatus: 304, expectRows: undefined }));
+    progress(`304s: siphon ${revalidations.perSecond.toFixed(0)}/s p99 ${revalidations.p99Ms.toFixed(1)} ms`);
+    const bare = await started(startBareServer(responseFile));
+    const [bareSample] = await chain([`${bare.base}/`], 1 << 20);
+    if (bareSample!.body !== sample!.body || headerBlockBytes(bareSample!.rawHeaders) !== headerBytes) {
+      problems.push(`the bare server's answer differs from Siphon's: ${bareSample!.bytes} body bytes and ${headerBlockBytes(bareSample!.rawHeaders)} header bytes, not ${sample!.bytes} and ${headerBytes}`);
+    }
+    // The ratios are taken against the unchecked ceiling (the higher one); the checked one shows what checking costs wrk.
+    const ceiling = await measured(bare, load(bare.base, { check: false }));
+    const checkedCeiling = await runLoad(load(bare.base, {}), workDir);
+    await stop(bare);
+    progress(`small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`);
 
-    // 2f. Small queries alone, then while four full exports stream (two keys, two exports each).
+    // 4. Isolation: small queries from 4 keys, alone and during four json exports from two other keys.
     progress('isolation: small queries alone, then during four json exports');
-    const exportKeys = [(await siphon.catalog.addUser('exporter0')).key, (await siphon.catalog.addUser('exporter1')).key];
-    const fairness = await measureFairness({
-      client, smallTemplate, maxId: fixtureRows - 9, smallKeys: clientKeys, sql: smallSql.replace('IDTOKEN', '<random id>'),
-      exportUrls: [0, 0, 1, 1].map((k) => dataUrl(siphon.base, 'bench/big', 'json', exportKeys[k]!, exportSql)), exportSql,
+    const isolation = await measureIsolation({
+      load: load(siphon.base, {}), workDir,
+      exportUrls: [0, 0, 1, 1].map((k) => url('json', exportSql, exportKeys[k]!)),
     });
-    if (!fairness.exports.allComplete) problems.push('isolation: an export was cut short');
-    if (!fairness.exports.stillRunningAtEnd) problems.push('isolation: the exports ended before the small-query load did');
-    if (fairness.duringExports.errors || fairness.duringExports.nonOk) problems.push(`isolation: ${fairness.duringExports.errors} errors, ${fairness.duringExports.nonOk} non-200 during exports`);
-    progress(`isolation: p99 alone ${fairness.alone.p99Ms.toFixed(1)} ms, during exports ${fairness.duringExports.p99Ms.toFixed(1)} ms`);
+    for (const l of [isolation.alone, isolation.duringExports]) if (l.wrong || l.socketErrors) problems.push(`isolation: ${l.wrong} wrong answers (${l.firstWrong}), ${l.socketErrors} socket errors`);
+    if (!isolation.exports.allComplete) problems.push('isolation: an export was cut short');
+    if (!isolation.exports.stillRunningAtEnd) problems.push('isolation: the exports ended before the small-query load did');
+    progress(`isolation: p99 alone ${isolation.alone.p99Ms.toFixed(1)} ms, during exports ${isolation.duringExports.p99Ms.toFixed(1)} ms`);
 
-    // 2g. Scraper page views with 1,000,000 download records.
-    progress('page views: before and after 1,000,000 download records');
-    const bigScraper = (await siphon.store.findScraper('bench', 'big'))!;
-    const { statuses: pageStatuses, ...pageViews } = await measurePageViews({
-      client, base: siphon.base, page: 'bench/big', store: siphon.store, records: 1_000_000,
-      template: {
-        scraperId: bigScraper.id, accountId: bigScraper.owner.id, keyId: 1, format: 'json', query: 'select 1',
-        status: 200, rows: 1, bytes: 10, durationMs: 1,
-      },
-    });
-    if (pageStatuses.some((st) => st !== 200)) problems.push(`page views: statuses ${[...new Set(pageStatuses)].join(', ')}`);
-    progress(`page views: median ${pageViews.before.medianMs.toFixed(1)} ms before, ${pageViews.after.medianMs.toFixed(1)} ms after (records written in ${pageViews.recordMs.toFixed(0)} ms)`);
-
-    // 2c. Time to first byte of a query whose first row needs a sort of the whole table.
-    const db = new Database(served, { readonly: true, fileMustExist: true });
+    // 5. Time to first byte of a query whose first row needs a sort of the whole table.
+    const db = new Database(fixtureFile, { readonly: true, fileMustExist: true });
     inProcessFirstRow(db, firstRowSql); // warm-up
-    const inProc: number[] = [];
-    for (let i = 0; i < runs; i++) inProc.push(inProcessFirstRow(db, firstRowSql));
+    const inProc = [inProcessFirstRow(db, firstRowSql), inProcessFirstRow(db, firstRowSql), inProcessFirstRow(db, firstRowSql)];
     db.close();
-    const ttfbChain = await client.chain(Array.from({ length: runs + 1 }, () => url('json', firstRowSql)));
-    for (const s of ttfbChain.steps) if (s.status !== 200) problems.push(`first-byte query: status ${s.status} ${s.body}`);
-    const ttfb = ttfbChain.steps.slice(1).map((s) => s.ttfbMs);
+    const ttfbSteps = await chain(Array.from({ length: 4 }, () => url('json', firstRowSql)));
+    for (const s of ttfbSteps) if (s.status !== 200) problems.push(`first-byte query: status ${s.status} ${s.body}`);
+    const ttfb = ttfbSteps.slice(1).map((s) => s.ttfbMs);
     progress(`first byte: siphon ${median(ttfb).toFixed(0)} ms, in-process ${median(inProc).toFixed(0)} ms`);
 
-    // 2d. Kill and respawn: a second server, one query process, a 200 ms limit.
+    // 6. Page views before and after 1,000,000 download records (written while the server is stopped).
+    const pageUrl = `${siphon.base}/bench/big`;
+    const viewsBefore = await viewTimes(pageUrl);
+    await stop(siphon);
+    const recordMs = await addDownloadRecords(dataDir, 'bench', 'big', 1_000_000);
+    siphon = await started(startSiphon(dataDir, serverFlags));
+    const viewsAfter = await viewTimes(`${siphon.base}/bench/big`);
+    for (const st of [...viewsBefore.statuses, ...viewsAfter.statuses]) if (st !== 200) problems.push(`page view: status ${st}`);
+    progress(`page views: median ${viewsBefore.medianMs.toFixed(1)} ms before, ${viewsAfter.medianMs.toFixed(1)} ms after (records written in ${recordMs.toFixed(0)} ms)`);
+    await stop(siphon);
+
+    // 7. Kill and respawn: a second server, one query process, a 200 ms limit.
     const killDir = path.join(workDir, 'kill');
     mkdirSync(killDir);
-    const small = new Database(path.join(workDir, 'one.sqlite'));
-    small.exec('create table one (x integer); insert into one values (1);');
-    small.close();
-    const killServer: BenchServer = await startSiphon({ dataDir: killDir, logLevel: 'info', ...overrides, queryTimeoutMs: killTimeoutMs, queryProcesses: 1 });
-    servers.push(killServer);
+    const oneFile = path.join(workDir, 'one.sqlite');
+    const one = new Database(oneFile);
+    one.exec('create table one (x integer); insert into one values (1);');
+    one.close();
+    const killStore = new SqliteStore(path.join(killDir, 'siphon.db'));
+    const killCatalog = new Catalog(killStore, killDir);
+    const k = (await killCatalog.addUser('bench')).key;
+    await killCatalog.addScraper('bench/one', oneFile, { isPrivate: false, description: '' });
+    await killStore.close();
+    const killFlags = ['--query-timeout', String(killTimeoutMs / 1000), '--query-processes', '1'];
+    const killServer = await started(startSiphon(killDir, killFlags));
     const startedAt = performance.now();
-    const k = (await killServer.catalog.addUser('bench')).key;
-    await killServer.catalog.addScraper('bench/one', path.join(workDir, 'one.sqlite'), { isPrivate: false, description: '' });
-    const select1 = dataUrl(killServer.base, 'bench/one', 'json', k, 'select 1');
-    const runaway = dataUrl(killServer.base, 'bench/one', 'json', k, runawaySql);
-    const plain = (await client.chain(Array.from({ length: 21 }, () => select1))).steps.slice(1);
+    const select1 = `${killServer.base}${dataPath('bench/one', 'json', k, 'select 1')}`;
+    const runaway = `${killServer.base}${dataPath('bench/one', 'json', k, runawaySql)}`;
+    const plain = (await chain(Array.from({ length: 21 }, () => select1))).slice(1);
     for (const s of plain) if (s.status !== 200) problems.push(`select 1: status ${s.status}`);
     const select1Ms = median(plain.map((s) => s.ms));
     await sleep(Math.max(0, quickDeathMs + 100 - (performance.now() - startedAt)));
-    const kills: { timeoutStatus: number; timeoutResponseMs: number; recoveryMs: number }[] = [];
-    for (let i = 0; i < runs; i++) {
-      const [to, after] = (await client.chain([runaway, select1])).steps;
+    const recoveries: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [to, after] = await chain([runaway, select1]);
       if (to!.status !== 400 || !to!.body.includes('limit')) problems.push(`runaway query: status ${to!.status} ${to!.body}`);
       if (after!.status !== 200) problems.push(`select 1 after a kill: status ${after!.status} ${after!.body}`);
-      kills.push({ timeoutStatus: to!.status, timeoutResponseMs: to!.ms, recoveryMs: after!.endMs - to!.endMs });
+      recoveries.push(after!.endMs - to!.endMs);
       await sleep(quickDeathMs + 100); // the replacement must be older than 1 s, or pool.ts delays the next one
     }
-    // The same, but killing a process less than 1 s old: pool.ts then waits 250 ms before replacing it.
-    const young = (await client.chain([runaway, select1, runaway, select1])).steps;
-    const youngRecoveryMs = young[3]!.endMs - young[2]!.endMs;
-    await killServer.close();
-    servers.splice(servers.indexOf(killServer), 1);
-    progress(`kill/respawn: ${median(kills.map((x) => x.recoveryMs)).toFixed(0)} ms (select 1: ${select1Ms.toFixed(1)} ms)`);
+    await stop(killServer);
+    progress(`kill/respawn: ${median(recoveries).toFixed(0)} ms (select 1: ${select1Ms.toFixed(1)} ms)`);
 
-    // Report.
-    const rate = (rows: number, bytes: number, ms: number) => ({ ms, rowsPerSec: (rows / ms) * 1000, mbPerSec: bytes / 1e6 / (ms / 1000) });
-    const baseMs = median(base.map((b) => b.ms));
-    const baseline = { ...rate(fixtureRows, median(base.map((b) => b.bytes)), baseMs), runsMs: base.map((b) => b.ms) };
-    // Medians over the runs that delivered every row; a run cut short measures nothing.
-    const exports = Object.fromEntries(formats.map((f) => {
-      const all = exp[f]!;
-      const rs = all.filter((r) => r.ok);
-      const ms = median(rs.map((r) => r.ms));
-      return [f, {
-        ...rate(fixtureRows, median(rs.map((r) => r.bytes)), ms), bytes: median(rs.map((r) => r.bytes)),
-        ratioToBaseline: baseMs / ms, okRuns: rs.length, runsMs: all.map((r) => (r.ok ? r.ms : null)),
-        failedRunsBytes: all.filter((r) => !r.ok).map((r) => r.bytes), ttfbMs: median(rs.map((r) => r.ttfbMs)),
-        rssGrowthMb: median(all.map((r) => (r.memory.rssPeak - r.memory.rssBefore) / 1e6)),
-        maxEventLoopGapMs: Math.max(...all.map((r) => r.memory.maxSampleGapMs)),
-        cores: {
-          serverMainThread: median(rs.map((r) => r.cpu.serverMainThread)), otherThreads: median(rs.map((r) => r.cpu.otherThreads)),
-          queryProcesses: median(rs.map((r) => r.cpu.queryProcesses)),
-        },
-      }];
-    })) as Results['export']['formats'];
     const results: Results = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, memoryGb: os.totalmem() / 2 ** 30 },
-      setup: {
-        rows: fixtureRows, fixtureBytes, fixtureMs, importMs, runs, queryProcesses: siphon.config.queryProcesses,
-        queryMemoryMb: siphon.config.queryMemoryMb, siphonDefaults: overrides.queryMemoryMb === undefined && overrides.queryProcesses === undefined,
-        defaults: { queryProcesses: defaults.queryProcesses, queryMemoryMb: defaults.queryMemoryMb },
+      machine: {
+        cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version,
+        platform: `${os.platform()} ${os.release()}`, memoryGb: os.totalmem() / 2 ** 30, loadAtStart, loadAtEnd: os.loadavg()[0]!,
       },
-      export: { sql: exportSql, baseline, formats: exports },
-      smallQueries: {
-        sql: smallSql.replace('IDTOKEN', '<random id>'), concurrency, durationMs: loadMs, warmupMs, responseBytes: sample.bytes,
-        siphon: siphonLoad, baseline: baseLoad,
-        ratioRps: siphonLoad.perSecond / baseLoad.perSecond, ratioP50: siphonLoad.p50Ms / baseLoad.p50Ms, ratioP99: siphonLoad.p99Ms / baseLoad.p99Ms,
+      setup: { rows: fixtureRows, fixtureBytes, fixtureMs, importMs, runs, serverFlags, connections, wrkThreads, warmupSeconds, loadSeconds },
+      exports: {
+        sql: exportSql,
+        baseline: { json: median(baselineMs.json), csv: median(baselineMs.csv), ndjson: median(baselineMs.ndjson), runsMs: baselineMs },
+        figures: exports,
       },
-      fairness,
-      pageViews,
-      firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc), ratio: median(ttfb) / median(inProc), siphonRunsMs: ttfb, inProcessRunsMs: inProc },
-      killRespawn: {
-        sql: runawaySql, queryTimeoutMs: killTimeoutMs, queryProcesses: 1,
-        timeoutStatus: kills[0]!.timeoutStatus, timeoutResponseMs: median(kills.map((x) => x.timeoutResponseMs)),
-        recoveryMs: median(kills.map((x) => x.recoveryMs)), recoveryRunsMs: kills.map((x) => x.recoveryMs),
-        select1Ms, ratio: median(kills.map((x) => x.recoveryMs)) / select1Ms, youngProcessRecoveryMs: youngRecoveryMs,
-      },
-      memory: {
-        json: exp.json!.map(({ memory: m, ok }) => ({ ok,
-          rssBeforeMb: m.rssBefore / 1e6, rssPeakMb: m.rssPeak / 1e6, rssAfterMb: m.rssAfter / 1e6, growthMb: (m.rssPeak - m.rssBefore) / 1e6,
-          heapUsedPeakMb: m.heapUsedPeak / 1e6, childRssPeakMb: m.childRssPeak / 1e6, childrenRssPeakMb: m.childrenRssPeak / 1e6, samples: m.samples,
-        })),
-      },
+      smallQueries: { sql: smallSql, responseBytes: sample!.bytes, headerBytes, siphon: smallSiphon, ceiling, checkedCeiling, revalidations },
+      isolation,
+      firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc) },
+      pageViews: { records: 1_000_000, recordMs, before: viewsBefore, after: viewsAfter },
+      killRespawn: { sql: runawaySql, flags: killFlags, recoveryMs: median(recoveries), recoveryRunsMs: recoveries, select1Ms },
       problems,
       totalRunMs: performance.now() - t0,
     };
@@ -251,21 +271,12 @@ async function main(): Promise<void> {
     const outDir = path.join(repoRoot, 'bench', 'results');
     mkdirSync(outDir, { recursive: true });
     writeFileSync(path.join(outDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-    progress(`wrote ${path.relative(process.cwd(), path.join(outDir, 'latest.json'))}`);
+    progress('wrote bench/results/latest.json');
   } finally {
-    for (const s of servers.reverse()) await s.close().catch(() => {});
-    await client.close();
+    for (const s of running) await s.stop().catch(() => {});
+    closeClient();
     rmSync(workDir, { recursive: true, force: true });
   }
-}
-
-/** A load run with the CPU each side used during its measured part (after the warm-up). */
-async function measuredLoad(client: HttpClient, o: Parameters<HttpClient['load']>[0]) {
-  let before = cpuSnapshot();
-  const timer = setTimeout(() => { before = cpuSnapshot(); }, o.warmupMs);
-  const result = await client.load(o);
-  clearTimeout(timer);
-  return { ...result, cores: cpuBetween(before, cpuSnapshot()) };
 }
 
 main().catch((err: unknown) => {

@@ -1,63 +1,80 @@
 /**
- * The servers under test, in this process: Siphon built from src exactly as test/helpers/server.ts
- * builds it (real pool of query processes, real store and catalog), and a bare Fastify baseline.
+ * The servers under test, each a real process of its own as in production: `bin/siphon serve` on a
+ * data folder (with its query processes as children), and the bare node:http baseline
+ * (bare-server.ts). The bench reads their CPU and memory from /proc by pid.
  */
-import Fastify from 'fastify';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { configWith, type Config } from '../src/config.js';
-import type { QueryPool } from '../src/pool/pool.js';
-import { Catalog } from '../src/scrapers/catalog.js';
-import { startService } from '../src/service.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import { dataUrl as testDataUrl } from '../test/helpers/server.js';
+import { fileURLToPath } from 'node:url';
 
 export { tempDir } from '../test/helpers/fixture-db.js';
 
-export interface BenchServer {
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '../..');
+
+export interface ServerProcess {
   base: string;
-  config: Config;
-  catalog: Catalog;
-  store: SqliteStore;
-  pool: QueryPool;
-  close(): Promise<void>;
+  pid: number;
+  /** The serve flags it was started with (said in the report). */
+  flags: string[];
+  /** Stops it with SIGTERM (a graceful stop) and waits for it to exit. */
+  stop(): Promise<void>;
 }
 
 /**
- * Like test/helpers/server.ts startServer(), except for the log stream: the server logs at its
- * production level (info: two JSON lines per request, serialised as in production), but into a sink
- * that drops them, where the test helper keeps every line in a string that grows for the whole run.
+ * Starts `node file args…` and resolves once it prints a line matching `ready` (whose first group is
+ * the base URL). Its output is drained and dropped after that: Siphon logs two lines per request
+ * to stdout, which in production go to a file or a journal, never into a growing string.
  */
-export async function startSiphon(overrides: Partial<Config> & { dataDir: string }): Promise<BenchServer> {
-  const config = configWith({ ...overrides, host: '127.0.0.1', port: 0 });
-  const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
-  const catalog = new Catalog(store, config.dataDir);
-  const logStream = new Writable({ write: (_chunk, _enc, cb) => cb() });
-  const service = await startService(config, store, logStream);
-  return {
-    base: service.base,
-    config, catalog, store, pool: service.pool,
-    async close() {
-      await service.close();
-      await store.close();
-    },
-  };
-}
-
-/** A bare Fastify server (no logger, no hooks) answering one fixed JSON body. */
-export async function startFixedBodyServer(body: string): Promise<{ base: string; close(): Promise<void> }> {
-  const app = Fastify();
-  const bytes = Buffer.from(body);
-  app.get('/fixed', async (_request, reply) => {
-    void reply.header('content-type', 'application/json; charset=utf-8').send(bytes);
+function startProcess(file: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv, flags: string[]): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let head = '';
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-4000); });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${path.basename(file)} did not start in time: ${head}${stderr}`));
+    }, 30_000);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`${path.basename(file)} exited before it was ready: ${head}${stderr}`));
+    });
+    const onData = (s: string) => {
+      head += s;
+      const m = ready.exec(head);
+      if (!m) return;
+      clearTimeout(timer);
+      head = '';
+      child.stdout!.off('data', onData).on('data', () => {});
+      resolve({
+        base: m[1]!, pid: child.pid!, flags,
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    };
+    child.stdout!.setEncoding('utf8').on('data', onData);
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no address');
-  return { base: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }
 
-/** `GET /{scraper}/data.{format}?key=…&query=…` on `base`. */
-export function dataUrl(base: string, scraper: string, format: string, key: string, sql: string): string {
-  return testDataUrl(base, scraper, format, { key, query: sql });
+/** `bin/siphon --data-dir DIR serve` on a port of its own, with `flags` (limit flags of serve). */
+export function startSiphon(dataDir: string, flags: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServerProcess> {
+  const cleanEnv = { ...env };
+  delete cleanEnv.PORT;
+  delete cleanEnv.SIPHON_DATA_DIR;
+  return startProcess(path.join(repoRoot, 'bin', 'siphon'), ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
+    /^Siphon is serving .+ at (http:\/\/\S+)$/m, cleanEnv, flags);
+}
+
+/** The bare node:http baseline, answering every request with the response described in `responseFile`. */
+export function startBareServer(responseFile: string): Promise<ServerProcess> {
+  return startProcess(path.join(here, 'bare-server.js'), [responseFile], /^listening at (http:\/\/\S+)$/m, process.env, []);
+}
+
+/** `GET /{scraper}/data.{format}?key=…&query=…` on `base`, as clients write it. */
+export function dataPath(scraper: string, format: string, key: string, sql: string): string {
+  return `/${scraper}/data.${format}?key=${encodeURIComponent(key)}&query=${encodeURIComponent(sql)}`;
 }

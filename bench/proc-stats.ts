@@ -1,0 +1,97 @@
+/** Medians and percentiles, and what a server process and its query processes use, read from /proc (Linux). */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
+}
+
+/** Pids of a process's children (Siphon's query processes). */
+export function childPids(pid: number): number[] {
+  const pids = new Set<number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      for (const p of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (p) pids.add(Number(p));
+    }
+  } catch {
+    // gone
+  }
+  return [...pids];
+}
+
+/** Resident set size of a process in bytes, or 0 if it is gone. */
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** utime + stime of a process (all its threads), in ms; 0 if it is gone. */
+function cpuMsOf(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks (USER_HZ = 100)
+  } catch {
+    return 0;
+  }
+}
+
+export interface CpuSnapshot {
+  at: number;
+  mainMs: number;
+  children: Map<number, number>;
+}
+
+export function cpuSnapshot(pid: number): CpuSnapshot {
+  return { at: performance.now(), mainMs: cpuMsOf(pid), children: new Map(childPids(pid).map((p) => [p, cpuMsOf(p)])) };
+}
+
+/** CPU used between two snapshots, in cores (CPU seconds per second): the server process, and its query processes together. */
+export interface Cores {
+  main: number;
+  queryProcesses: number;
+}
+
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): Cores {
+  const wall = b.at - a.at;
+  let children = 0;
+  // A process started in between counts from 0; one that died in between is not counted.
+  for (const [pid, ms] of b.children) children += ms - (a.children.get(pid) ?? 0);
+  return { main: (b.mainMs - a.mainMs) / wall, queryProcesses: children / wall };
+}
+
+/** Peak RSS of a server process (and of its query processes together) while sampled every `everyMs`. */
+export class MemorySampler {
+  private readonly timer: NodeJS.Timeout;
+  readonly before: number;
+  peak: number;
+  childrenPeak = 0;
+
+  constructor(private readonly pid: number, everyMs = 50) {
+    this.before = rssOf(pid);
+    this.peak = this.before;
+    this.timer = setInterval(() => this.sample(), everyMs);
+  }
+
+  private sample(): void {
+    this.peak = Math.max(this.peak, rssOf(this.pid));
+    this.childrenPeak = Math.max(this.childrenPeak, childPids(this.pid).reduce((sum, p) => sum + rssOf(p), 0));
+  }
+
+  stop(): { beforeMb: number; peakMb: number; growthMb: number; childrenPeakMb: number } {
+    this.sample();
+    clearInterval(this.timer);
+    return { beforeMb: this.before / 1e6, peakMb: this.peak / 1e6, growthMb: (this.peak - this.before) / 1e6, childrenPeakMb: this.childrenPeak / 1e6 };
+  }
+}
