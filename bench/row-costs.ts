@@ -32,7 +32,7 @@ try {
   const encode = (format: string, bytes: boolean, sink?: (b: Buffer) => void) => () => {
     const f = findFormat(format);
     if (f?.kind !== 'rows') throw new Error(`${format} is not a row format`);
-    const encoder = f.encoder({ columns });
+    const encoder = f.encoder(columns, {});
     let out = encoder.head();
     let batch: SqliteValue[][] = [];
     for (const row of db.prepare(sql).raw(true).safeIntegers(true).iterate() as IterableIterator<SqliteValue[]>) {
