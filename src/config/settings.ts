@@ -166,7 +166,8 @@ export type Source = 'flag' | 'env' | 'default';
 /** A value given for a setting that it cannot take: the message names the setting, where the value came from, its flag and its variable. */
 export class SettingInvalid extends Error {
   constructor(setting: Setting, from: string, text: string, must: string) {
-    super(`${setting.flag} must be ${must}; ${from} is ${JSON.stringify(text)} (set it with --${setting.flag} ${setting.metavar} or $${envName(setting)})`);
+    const also = from.startsWith('--') ? `$${envName(setting)}` : `--${setting.flag} ${setting.metavar}`;
+    super(`${from} must be ${must}, not ${JSON.stringify(text)} (the setting ${setting.flag}, also ${also})`);
     this.name = 'SettingInvalid';
   }
 }

@@ -86,17 +86,15 @@ export class Catalog {
    * the version being replaced is still current: right after the switch, none is.
    */
   async publish(fullName: string, source: string, signal?: AbortSignal): Promise<Scraper> {
-    const { owner, name } = await this.parseFullName(fullName);
-    const scraper = await this.store.findScraper(owner.name, name);
-    if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
-    const dir = scraperDir(this.dataDir, owner.name, name);
+    const scraper = await this.requireScraper(fullName);
+    const dir = scraperDir(this.dataDir, scraper.owner.name, scraper.name);
     await removeOldVersions(dir, scraper.data.file);
     const data = await this.importData(source, dir, signal);
     const swapped = await this.store.replaceData(scraper.id, data);
     if (!swapped) {
       // Removed while its new data was imported.
       await rm(data.file, { force: true });
-      throw errors.scraperNotFound(`${owner.name}/${name}`);
+      throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
     }
     await markCurrent(swapped.current.file);
     return { ...scraper, data: swapped.current };
