@@ -88,6 +88,21 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
     ['a dash name, read as a flag', ['user', 'add', '-x'], /^siphon: unknown option -x\n/],
     ['scraper add without --db', ['scraper', 'add', 'alice/s'], /scraper add needs --db FILE/],
     ['scraper publish without --db', ['scraper', 'publish', 'alice/s'], /scraper publish needs --db FILE/],
+    ['a group word alone', ['key'], /^siphon: unknown command: key\nRun 'siphon help' for usage\.\n$/],
+    ['help for an unknown command', ['help', 'user', 'delete'], /^siphon: unknown command: user delete\n/],
+    ['a flag with no value', ['user', 'add', 'bob', '--label'], /^siphon: --label needs a value\n/],
+    ['a flag whose value looks like a flag', ['scraper', 'add', 'alice/s', '--db', '--private'], /--db needs a value; one starting with a dash is written --db=--private/],
+    ['a flag given twice', ['user', 'add', 'bob', '--label', 'a', '--label', 'b'], /^siphon: --label is given twice\n/],
+    ['a value for a switch', ['scraper', 'add', 'alice/s', '--db', 'x', '--private=yes'], /^siphon: --private takes no value\n/],
+    ['arguments to serve', ['serve', 'now'], /^siphon: serve takes no arguments\nRun 'siphon help serve' for usage\.\n$/],
+    ['two owners to scraper list', ['scraper', 'list', 'alice', 'bob'], /scraper list takes at most one argument \(\[OWNER\]\)/],
+    ['scraper set with nothing to set', ['scraper', 'set', 'alice/s'], /scraper set needs --description TEXT, --private or --public/],
+    ['scraper set --private --public', ['scraper', 'set', 'alice/s', '--private', '--public'], /scraper set takes --private or --public, not both/],
+    ['downloads prune without --before', ['downloads', 'prune'], /downloads prune needs --before DATE/],
+    ['downloads prune --before a day that does not exist', ['downloads', 'prune', '--before', '2026-02-30'], /--before must be a day written YYYY-MM-DD, not "2026-02-30"/],
+    ['downloads prune --before words', ['downloads', 'prune', '--before', 'yesterday'], /--before must be a day written YYYY-MM-DD, not "yesterday"/],
+    ['a setting of serve given to user add', ['user', 'add', 'bob', '--query-timeout', '5'], /user add does not take --query-timeout/],
+    ['--version with a command', ['user', 'list', '--version'], /user list does not take --version/],
   ];
   for (const [what, args, message] of usageCases) {
     test(`${what} is refused before anything is created`, async () => {

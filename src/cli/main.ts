@@ -56,7 +56,7 @@ async function run(argv: string[]): Promise<void> {
   const optional = command.args.filter((a) => a.startsWith('[')).length;
   if (args.length > command.args.length || args.length < command.args.length - optional) {
     const takesWhat = command.args.length === 0 ? 'no arguments' : command.args.length === 1 ? 'one argument' : `${command.args.length} arguments`;
-    throw new UsageError(`${command.name} takes ${optional > 0 ? 'at most ' : ''}${takesWhat} (${command.args.join(' ') || 'none'})`, command.name);
+    throw new UsageError(`${command.name} takes ${optional > 0 ? 'at most ' : ''}${takesWhat}${command.args.length > 0 ? ` (${command.args.join(' ')})` : ''}`, command.name);
   }
   for (const flag of command.required ?? []) {
     if (flags[flag] === undefined) throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
