@@ -12,6 +12,7 @@ import { sweepVersions } from '../src/scrapers/version-sweeper.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { addUser, listFiles, openMeta, readDownloads, runCli, runCliOk, startServe, waitFor, type CliResult, type ServeProcess } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { asBeforeKeyDetails } from './helpers/old-meta.js';
 import { dataUrl } from './helpers/server.js';
 
 function assertRefused(r: CliResult, message: RegExp): void {
@@ -231,4 +232,32 @@ describe('downloads prune', () => {
     await downloadsWritten(1);
     await waitFor(async () => ((await shownCounts('bob/tables')).info as { total: number }).total === 5, 10_000);
   });
+});
+
+test('a data folder from before removals is migrated: its scrapers, ids and counts kept, and a removed name is free again', async () => {
+  const oldDir = tempDir();
+  const key = await addUser(oldDir, 'dave');
+  await runCliOk(['scraper', 'add', 'dave/kept', '--db', small], { dataDir: oldDir });
+  const serve = await startServe(['--port', '0'], { dataDir: oldDir });
+  try {
+    assert.equal((await fetch(dataUrl(serve.base, 'dave/kept', 'json', { key, query: 'select 1' }))).status, 200);
+  } finally {
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+  }
+  asBeforeKeyDetails(oldDir);
+  const listed = readColumns(await runCliOk(['scraper', 'list'], { dataDir: oldDir }));
+  assert.deepEqual(listed.map((s) => [s.SCRAPER, s.DOWNLOADS]), [['dave/kept', '1']]);
+  await runCliOk(['scraper', 'remove', 'dave/kept'], { dataDir: oldDir });
+  await runCliOk(['scraper', 'add', 'dave/kept', '--db', twoTables], { dataDir: oldDir });
+  assert.deepEqual(readColumns(await runCliOk(['scraper', 'list'], { dataDir: oldDir })).map((s) => [s.SCRAPER, s.DOWNLOADS, s.TABLES]),
+    [['dave/kept', '0', 'a (0 rows), b (2 rows)']]);
+  const db = openMeta(oldDir);
+  try {
+    assert.equal(db.pragma('user_version', { simple: true }), 3);
+    assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [{ id: 1, removed: 1 }, { id: 2, removed: 0 }]);
+    assert.equal(db.prepare('select sum(count) from download_totals where scraper_id = 1').pluck().get(), 1);
+  } finally {
+    db.close();
+  }
 });

@@ -74,6 +74,8 @@ export class SqliteStore implements Store {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    // Off while migrating (see migrate); better-sqlite3 builds SQLite with them on by default.
+    this.db.pragma('foreign_keys = OFF');
     migrate(this.db);
     this.db.pragma('foreign_keys = ON');
     this.dataVersion = this.db.prepare('pragma data_version').pluck();
