@@ -147,7 +147,6 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
 };
 
-export type SettingKey = keyof Config;
 export const allSettings = Object.values(settings) as Setting[];
 
 /** `--query-timeout` is also `SIPHON_QUERY_TIMEOUT`: one pattern for every setting. */
