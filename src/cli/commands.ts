@@ -10,6 +10,9 @@ import { UsageError } from './args.js';
 import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
 import { serve } from './serve.js';
 
+/** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
+export class CommandFailed extends Error {}
+
 export type FlagDoc = FlagSpec & { metavar?: string; doc: string };
 
 /** The flags of the commands that are not settings: how each is read and what it means. */
@@ -124,7 +127,7 @@ export const commands: readonly Command[] = [
     summary: 'revoke a key at once',
     about: 'Revokes the key at once: a running server refuses it from its next request.',
     run: (run) => withCatalog(run, async (catalog) => {
-      if (!(await catalog.revokeKey(run.args[0]!))) throw new UsageError('no such key');
+      if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
       write('revoked\n');
     }),
   },

@@ -1,10 +1,11 @@
+import Database from 'better-sqlite3';
 import { configWith } from '../config.js';
 import { allSettings, resolveSettings, SettingInvalid } from '../config/settings.js';
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
 import { SqliteBuildError } from '../sql/sqlite-build.js';
 import { readArgs, UsageError, type FlagSpec } from './args.js';
-import { commandFlags, findCommand, type Command, type CommandFlag, type FlagDoc } from './commands.js';
+import { CommandFailed, commandFlags, findCommand, type Command, type CommandFlag, type FlagDoc } from './commands.js';
 import { commandHelp, overview } from './usage.js';
 import { siphonVersion } from './version.js';
 
@@ -74,7 +75,10 @@ function oneLine(err: unknown): string | undefined {
   if (err instanceof UsageError) {
     return `${err.message}\nRun 'siphon help${err.command ? ` ${err.command}` : ''}' for usage.`;
   }
-  if (err instanceof SettingInvalid || err instanceof SiphonError || err instanceof PoolStartError || err instanceof SqliteBuildError) return err.message;
+  if (err instanceof SettingInvalid || err instanceof CommandFailed || err instanceof SiphonError || err instanceof PoolStartError ||
+    err instanceof SqliteBuildError) return err.message;
+  // siphon.db busy, read-only, damaged or on a full disk.
+  if (err instanceof Database.SqliteError) return `SQLite: ${err.code}: ${err.message}`;
   // listen EADDRINUSE and the like: the system's own message says it.
   if (err instanceof Error && typeof (err as NodeJS.ErrnoException).syscall === 'string') return err.message;
   return undefined;
