@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { configWith } from '../config.js';
-import { allSettings, resolveSettings, SettingInvalid } from '../config/settings.js';
+import { allSettings, resolveSettings, SettingInvalid, settings } from '../config/settings.js';
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
 import { SqliteBuildError } from '../sql/sqlite-build.js';
@@ -16,17 +16,18 @@ const knownFlags: Record<string, FlagSpec> = {
   version: { type: 'boolean' },
 };
 
+const unknownCommand = (words: readonly string[]) => new UsageError(`unknown command: ${words.slice(0, 2).join(' ')}`);
+
+/** The command `help` is asked about: its words and no more. */
 function commandNamed(words: readonly string[]): Command {
   const command = findCommand(words);
-  if (!command || command.name.split(' ').length < words.length) {
-    throw new UsageError(words.length > 0 ? `unknown command: ${words.slice(0, 2).join(' ')}` : 'no command given');
-  }
+  if (!command || command.name.split(' ').length < words.length) throw unknownCommand(words);
   return command;
 }
 
 /** The flags `command` takes by name: its own, its settings', the data folder's. */
 function flagsOf(command: Command): Set<string> {
-  return new Set([...command.flags, ...[...command.settings, 'dataDir' as const].map((key) => allSettings.find((s) => s.key === key)!.flag)]);
+  return new Set([...command.flags, ...[...command.settings, 'dataDir' as const].map((key) => settings[key].flag)]);
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -42,7 +43,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const command = findCommand(positionals);
-  if (!command) throw new UsageError(`unknown command: ${positionals.slice(0, 2).join(' ')}`);
+  if (!command) throw unknownCommand(positionals);
   if (flags.help) {
     process.stdout.write(commandHelp(command));
     return;
@@ -66,7 +67,7 @@ async function run(argv: string[]): Promise<void> {
   const resolved = resolveSettings(['dataDir', ...command.settings], settingTexts, process.env);
   await command.run({
     args, flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,
-    config: configWith({ ...resolved.values, dataDir: resolved.values.dataDir }), resolved,
+    config: configWith(resolved.values), resolved,
   });
 }
 
