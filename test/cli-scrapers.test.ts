@@ -190,7 +190,9 @@ describe('scraper remove', () => {
     await waitFor(async () => ((await (await fetch(`${server.base}/alice/going.json`)).json()) as { downloads: { total: number } }).downloads.total === 1, 10_000);
   });
 
-  test("the removed scraper's downloads stay recorded and counted in the totals", () => {
+  test("the removed scraper's downloads stay recorded and counted in the totals", async () => {
+    // The export's download is written a moment after it ended.
+    await waitFor(() => readDownloads(dataDir).filter((d) => d.format === 'ndjson').length === 1, 10_000);
     const db = openMeta(dataDir);
     try {
       const removed = db.prepare("select id from scrapers where name = 'going' and removed_at is not null").pluck().all() as number[];
