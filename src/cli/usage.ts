@@ -3,21 +3,6 @@ import { commandFlags, commands, type Command, type CommandFlag, type FlagDoc } 
 
 const flagDoc = (name: CommandFlag): FlagDoc => commandFlags[name];
 
-const indent = (rows: readonly [string, string][]) => {
-  const width = Math.max(...rows.map(([left]) => left.length));
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}\n`).join('');
-};
-
-/** `siphon help`: every command in one line each. */
-export function overview(): string {
-  return 'Usage: siphon [--data-dir DIR] <command> [arguments] [options]\n\nCommands:\n' +
-    indent([...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
-      ['help [COMMAND]', "this list, or a command's usage and options"]]) +
-    `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data) and --help.\n` +
-    "Run 'siphon help COMMAND' (or 'siphon COMMAND --help') for a command's options; 'siphon help serve' lists\n" +
-    "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n";
-}
-
 /** Text cut into lines of at most `width` characters, between words. */
 function wrap(text: string, width = 100): string {
   const lines: string[] = [];
@@ -27,6 +12,23 @@ function wrap(text: string, width = 100): string {
     else lines.push(word);
   }
   return lines.join('\n');
+}
+
+/** Two columns, the right one wrapped under itself so that lines stay within 100 characters. */
+function indent(rows: readonly [string, string][]): string {
+  const width = Math.max(...rows.map(([left]) => left.length));
+  const hang = `\n${' '.repeat(width + 4)}`;
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${wrap(right, Math.max(40, 100 - width - 4)).replaceAll('\n', hang)}\n`).join('');
+}
+
+/** `siphon help`: every command in one line each. */
+export function overview(): string {
+  return 'Usage: siphon [--data-dir DIR] <command> [arguments] [options]\n\nCommands:\n' +
+    indent([...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
+      ['help [COMMAND]', "this list, or a command's usage and options"]]) +
+    `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data) and --help.\n` +
+    "Run 'siphon help COMMAND' (or 'siphon COMMAND --help') for a command's options; 'siphon help serve' lists\n" +
+    "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n";
 }
 
 const flagWords = (name: string, metavar?: string) => `--${name}${metavar ? ` ${metavar}` : ''}`;
