@@ -1,7 +1,9 @@
 import os from 'node:os';
-import path from 'node:path';
 
-/** Everything the service can be configured with. Built once at start-up from flags and environment. */
+/**
+ * Everything the service can be configured with. `serve` builds it once at start-up from flags,
+ * environment and defaults (src/config/settings.ts, where each field's flag and variable are).
+ */
 export interface Config {
   dataDir: string;
   host: string;
@@ -87,26 +89,6 @@ export const defaults = {
  * queue, so old data versions are kept well beyond this (src/scrapers/versions.ts).
  */
 export const maxQueueTimeoutMs = 300_000;
-
-/** The data folder: --data-dir, else SIPHON_DATA_DIR, else ./data. */
-export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(flag ?? env.SIPHON_DATA_DIR ?? 'data');
-}
-
-/**
- * A public URL as the base of absolute links: an http(s) URL without credentials, query or fragment,
- * returned without its trailing slash; undefined when the text is not one.
- */
-export function publicBaseUrl(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
-  const ok = (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && !/[?#]/.test(url.href);
-  return ok ? url.href.replace(/\/+$/, '') : undefined;
-}
 
 export function configWith(overrides: Partial<Config> & { dataDir: string }): Config {
   return { ...defaults, ...overrides };

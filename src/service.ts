@@ -78,7 +78,13 @@ export async function startService(
   const stopping = new AbortController();
   const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logStream });
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // The address is taken or not this machine's: the query processes would keep the process alive.
+    await Promise.all([pool.close(), previewPool.close()]);
+    throw err;
+  }
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -82,12 +82,27 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
     ['an unknown subcommand', ['user', 'delete', 'bob'], /unknown command: user delete/],
     ['a missing NAME', ['user', 'add'], /user add takes one argument/],
     ['extra arguments', ['user', 'add', 'bob', 'carol'], /user add takes one argument/],
-    ['an unknown flag', ['user', 'add', 'bob', '--colour'], /Unknown option '--colour'/],
+    ['an unknown flag', ['user', 'add', 'bob', '--colour'], /^siphon: unknown option --colour\nRun 'siphon help' for usage\.\n$/],
     ['a flag not for this command', ['user', 'add', 'bob', '--read-only'], /user add does not take --read-only/],
     ['--db given to key create', ['key', 'create', 'bob', '--db', 'x.sqlite'], /key create does not take --db/],
-    ['a dash name, read as a flag', ['user', 'add', '-x'], /Unknown option '-x'/],
+    ['a dash name, read as a flag', ['user', 'add', '-x'], /^siphon: unknown option -x\n/],
     ['scraper add without --db', ['scraper', 'add', 'alice/s'], /scraper add needs --db FILE/],
     ['scraper publish without --db', ['scraper', 'publish', 'alice/s'], /scraper publish needs --db FILE/],
+    ['a group word alone', ['key'], /^siphon: unknown command: key\nRun 'siphon help' for usage\.\n$/],
+    ['help for an unknown command', ['help', 'user', 'delete'], /^siphon: unknown command: user delete\n/],
+    ['a flag with no value', ['user', 'add', 'bob', '--label'], /^siphon: --label needs a value\n/],
+    ['a flag whose value looks like a flag', ['scraper', 'add', 'alice/s', '--db', '--private'], /--db needs a value; one starting with a dash is written --db=--private/],
+    ['a flag given twice', ['user', 'add', 'bob', '--label', 'a', '--label', 'b'], /^siphon: --label is given twice\n/],
+    ['a value for a switch', ['scraper', 'add', 'alice/s', '--db', 'x', '--private=yes'], /^siphon: --private takes no value\n/],
+    ['arguments to serve', ['serve', 'now'], /^siphon: serve takes no arguments\nRun 'siphon help serve' for usage\.\n$/],
+    ['two owners to scraper list', ['scraper', 'list', 'alice', 'bob'], /scraper list takes at most one argument \(\[OWNER\]\)/],
+    ['scraper set with nothing to set', ['scraper', 'set', 'alice/s'], /scraper set needs --description TEXT, --private or --public/],
+    ['scraper set --private --public', ['scraper', 'set', 'alice/s', '--private', '--public'], /scraper set takes --private or --public, not both/],
+    ['downloads prune without --before', ['downloads', 'prune'], /downloads prune needs --before DATE/],
+    ['downloads prune --before a day that does not exist', ['downloads', 'prune', '--before', '2026-02-30'], /--before must be a day written YYYY-MM-DD, not "2026-02-30"/],
+    ['downloads prune --before words', ['downloads', 'prune', '--before', 'yesterday'], /--before must be a day written YYYY-MM-DD, not "yesterday"/],
+    ['a setting of serve given to user add', ['user', 'add', 'bob', '--query-timeout', '5'], /user add does not take --query-timeout/],
+    ['--version with a command', ['user', 'list', '--version'], /user list does not take --version/],
   ];
   for (const [what, args, message] of usageCases) {
     test(`${what} is refused before anything is created`, async () => {
@@ -100,9 +115,9 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
   // serve checks its numbers before it opens (or creates) the data folder.
   for (const [what, args, message] of [
     ['--port abc', ['--port', 'abc'], /--port must be a port number from 0 to 65535, not "abc"/],
-    ['PORT=abc', [], /--port must be a port number from 0 to 65535, not "abc"/],
+    ['PORT=abc', [], /\$PORT must be a port number from 0 to 65535, not "abc" \(the setting port, also --port N\)/],
     ['--port 70000.5', ['--port', '70000.5'], /--port must be a port number from 0 to 65535/],
-    ['--query-timeout -1', ['--query-timeout=-1'], /--query-timeout must be a positive number of seconds, not "-1"/],
+    ['--query-timeout -1', ['--query-timeout=-1'], /--query-timeout must be a positive number of seconds up to 2147483, not "-1" \(the setting query-timeout, also \$SIPHON_QUERY_TIMEOUT\)/],
     // Old data versions are kept 10 minutes for requests waiting in the queue (src/scrapers/versions.ts).
     ['--queue-timeout 301', ['--queue-timeout', '301'], /--queue-timeout must be a positive number of seconds up to 300, not "301"/],
   ] as [string, string[], RegExp][]) {
@@ -278,11 +293,11 @@ test('--demo prints the same working key at every start, and seeds the demo once
 
 test('--help exits 0 with the usage on stdout', async () => {
   const cwd = tempDir();
-  for (const args of [['--help'], ['-h'], ['user', 'add', '--help'], []]) {
+  for (const args of [['--help'], ['-h'], ['help'], []]) {
     const r = await runCli(args, { cwd });
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^Usage: siphon \[--data-dir DIR\] <command>/);
-    assert.match(r.stdout, /scraper publish OWNER\/NAME --db FILE/);
+    assert.match(r.stdout, /scraper publish OWNER\/NAME/);
     assert.equal(r.stderr, '');
   }
   assert.equal(existsSync(path.join(cwd, 'data')), false, 'asking for help creates no data folder');

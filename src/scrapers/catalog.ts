@@ -1,13 +1,13 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { errors } from '../errors.js';
 import { hashKey, keyPrefix, newKey } from '../keys.js';
-import type { Account, DataVersion, KeyListing, NewKey, Scraper, Store } from '../store/types.js';
+import type { Account, AccountListing, DataVersion, KeyListing, NewKey, Scraper, ScraperChanges, ScraperListing, Store } from '../store/types.js';
 import { importDataFile } from './data-file.js';
 import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from './names.js';
 import { newImportTarget } from './temp-files.js';
-import { markCurrent, removeOldVersions } from './versions.js';
+import { markCurrent, markRemoved, removeOldVersions } from './versions.js';
 
 /**
  * Copies a database file into a scraper's folder as a new data version (see `importDataFile`);
@@ -86,15 +86,63 @@ export class Catalog {
    * the version being replaced is still current: right after the switch, none is.
    */
   async publish(fullName: string, source: string, signal?: AbortSignal): Promise<Scraper> {
+    const scraper = await this.requireScraper(fullName);
+    const dir = scraperDir(this.dataDir, scraper.owner.name, scraper.name);
+    await removeOldVersions(dir, scraper.data.file);
+    const data = await this.importData(source, dir, signal);
+    const swapped = await this.store.replaceData(scraper.id, data);
+    if (!swapped) {
+      // Removed while its new data was imported.
+      await rm(data.file, { force: true });
+      throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
+    }
+    await markCurrent(swapped.current.file);
+    return { ...scraper, data: swapped.current };
+  }
+
+  /** Every account, as `user list` shows them. */
+  async listUsers(): Promise<AccountListing[]> {
+    return this.store.listAccounts();
+  }
+
+  /** Every scraper, private ones included, or only those of `ownerName`; by owner, then name. */
+  async listScrapers(ownerName?: string): Promise<ScraperListing[]> {
+    const owner = ownerName === undefined ? undefined : (await this.requireAccount(ownerName)).name;
+    const listings = await this.store.listScrapers({ owner, includePrivate: true });
+    const byName = (l: ScraperListing) => `${l.scraper.owner.name.toLowerCase()}/${l.scraper.name.toLowerCase()}`;
+    return listings.sort((a, b) => (byName(a) < byName(b) ? -1 : byName(a) > byName(b) ? 1 : 0));
+  }
+
+  /** Changes a scraper's description or visibility; a running server answers accordingly from its next request. */
+  async setScraper(fullName: string, changes: ScraperChanges): Promise<Scraper> {
+    const scraper = await this.requireScraper(fullName);
+    const updated = await this.store.updateScraper(scraper.id, changes);
+    if (!updated) throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
+    return updated;
+  }
+
+  /**
+   * Removes a scraper: from the next request on it is not found. Its data files stay for as long as
+   * old versions do (versions.ts), for requests that looked it up just before and have not opened
+   * them yet; a running server's sweep then removes them. Its downloads stay counted.
+   */
+  async removeScraper(fullName: string): Promise<Scraper> {
+    const scraper = await this.requireScraper(fullName);
+    await markRemoved(scraperDir(this.dataDir, scraper.owner.name, scraper.name));
+    if (!(await this.store.removeScraper(scraper.id))) throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
+    return scraper;
+  }
+
+  /** Deletes the downloads recorded before `before` (ISO, UTC); the counts shown keep them. Returns how many. */
+  async pruneDownloads(before: Date): Promise<number> {
+    return this.store.pruneDownloads(before.toISOString());
+  }
+
+  private async requireScraper(fullName: string): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     const scraper = await this.store.findScraper(owner.name, name);
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);
-    const dir = scraperDir(this.dataDir, owner.name, name);
-    await removeOldVersions(dir, scraper.data.file);
-    const data = await this.importData(source, dir, signal);
-    const { current } = await this.store.replaceData(scraper.id, data);
-    await markCurrent(current.file);
-    return { ...scraper, data: current };
+    return scraper;
   }
 
   private async requireAccount(name: string): Promise<Account> {

@@ -1,16 +1,19 @@
 import type { Store } from '../store/types.js';
 import { listScraperDirs } from './folders.js';
-import { removeOldVersions } from './versions.js';
+import { removeOldVersions, removeUnclaimedVersions } from './versions.js';
 
 /** Old versions can only be removed some minutes after a publish (versions.ts), so someone has to come back for them. */
 const sweepIntervalMs = 60_000;
 
-/** Removes the old data versions due to go in every scraper's folder whose scraper the store knows. */
+/**
+ * Removes the data versions due to go in every scraper's folder: the old versions of a scraper the
+ * store knows, and the versions of a removed scraper (versions.ts says when each may go).
+ */
 export async function sweepVersions(store: Store, dataDir: string): Promise<void> {
   for (const { owner, name, dir } of await listScraperDirs(dataDir)) {
-    // Unknown to the store: a scraper being added, whose first version must stay.
     const scraper = await store.findScraper(owner, name);
     if (scraper) await removeOldVersions(dir, scraper.data.file);
+    else await removeUnclaimedVersions(dir);
   }
 }
 

@@ -22,6 +22,40 @@ export async function markCurrent(file: string): Promise<void> {
   await utimes(file, now, now);
 }
 
+async function versionFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  return names.filter((name) => versionName.test(name)).map((name) => path.join(dir, name));
+}
+
+/**
+ * Called just before a scraper is removed: every version file in its folder is touched, so that from
+ * then on each one's modification time is no earlier than the last moment a request could look it up.
+ * Touching first means a crash between the two leaves files that merely look newer.
+ */
+export async function markRemoved(dir: string): Promise<void> {
+  const now = new Date();
+  for (const file of await versionFiles(dir)) await utimes(file, now, now).catch(() => {});
+}
+
+/**
+ * Removes the version files of a folder no scraper claims once they are older than
+ * `versionRetentionMs`. Such a folder holds a removed scraper's versions (touched at its removal by
+ * `markRemoved`, so the rule of `removeOldVersions` holds: none has been looked up for that long),
+ * the first version of a scraper being added (written a moment before it is claimed), or one that a
+ * crash between an import and its registration left. The folder itself stays: removing it could pull
+ * it from under an add of the same name that has just made it.
+ */
+export async function removeUnclaimedVersions(dir: string): Promise<void> {
+  const now = Date.now();
+  for (const file of await versionFiles(dir)) {
+    const at = await modifiedAt(file);
+    if (at !== undefined && now - at > versionRetentionMs) await rm(file, { force: true });
+  }
+}
+
 /**
  * Removes the version files of `dir` that no request can still be about to open. `current` is the
  * scraper's current file as looked up before this call (it may have been replaced since).
@@ -42,9 +76,7 @@ export async function removeOldVersions(dir: string, current: string): Promise<v
   const now = Date.now();
   const settled = (at: number | undefined) => at !== undefined && now - at > versionRetentionMs;
   if (!settled(await modifiedAt(current))) return;
-  for (const name of await readdir(dir)) {
-    if (!versionName.test(name) || name === path.basename(current)) continue;
-    const file = path.join(dir, name);
-    if (settled(await modifiedAt(file))) await rm(file, { force: true });
+  for (const file of await versionFiles(dir)) {
+    if (path.basename(file) !== path.basename(current) && settled(await modifiedAt(file))) await rm(file, { force: true });
   }
 }

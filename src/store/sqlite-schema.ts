@@ -86,12 +86,41 @@ const migrations: string[] = [
     from (select key_id, max(at) as at from downloads group by key_id) as used
     where used.key_id = api_keys.id;
   `,
+  // 3: scrapers can be removed. A removed scraper's row stays, with removed_at set, because its
+  // downloads and their totals still refer to it (and so that its id is never given to another
+  // scraper, which would inherit its counts); its name is free again, so the unique name becomes a
+  // unique index over the scrapers not removed. SQLite cannot drop a table's constraint: the table
+  // is rebuilt as SQLite's documentation says (foreign keys are off while migrations run).
+  `
+  create table scrapers_new (
+    id integer primary key,
+    owner_id integer not null references accounts(id),
+    name text not null collate nocase,
+    description text not null default '',
+    private integer not null default 0,
+    data_file text not null,
+    data_version integer not null,
+    tables_json text not null,
+    size_bytes integer not null,
+    created_at text not null,
+    updated_at text not null,
+    removed_at text
+  );
+  insert into scrapers_new (id, owner_id, name, description, private, data_file, data_version, tables_json, size_bytes,
+                            created_at, updated_at)
+    select id, owner_id, name, description, private, data_file, data_version, tables_json, size_bytes, created_at, updated_at
+    from scrapers;
+  drop table scrapers;
+  alter table scrapers_new rename to scrapers;
+  create unique index scrapers_by_name on scrapers (owner_id, name) where removed_at is null;
+  `,
 ];
 
 /**
  * Brings the file to the current schema. Each migration runs in a write transaction of its own
  * that checks the version again, so a server and a CLI opening an old file at the same moment
- * migrate it once.
+ * migrate it once. Call it before turning foreign keys on: a migration that rebuilds a table drops
+ * one that others refer to, so each is checked for broken references before it commits instead.
  */
 export function migrate(db: Database.Database): void {
   db.exec(baseSchema);
@@ -100,6 +129,8 @@ export function migrate(db: Database.Database): void {
     db.transaction(() => {
       if (version() >= target) return;
       db.exec(migrations[target - 1]!);
+      const broken = db.pragma('foreign_key_check') as unknown[];
+      if (broken.length > 0) throw new Error(`migration ${target} would leave ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
       db.pragma(`user_version = ${target}`);
     }).immediate();
   }

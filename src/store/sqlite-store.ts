@@ -2,8 +2,8 @@ import Database from 'better-sqlite3';
 import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
 import type {
-  Account, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, KeyListing, ListScrapersOptions, NewKey,
-  NewScraper, Scraper, ScraperListing, Store,
+  Account, AccountListing, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, KeyListing, ListScrapersOptions,
+  NewKey, NewScraper, Scraper, ScraperChanges, ScraperListing, Store,
 } from './types.js';
 
 interface ScraperRow {
@@ -35,6 +35,9 @@ function toScraper(row: ScraperRow): Scraper {
 
 const originsJson = (origins: readonly string[] | null) => (origins === null ? null : JSON.stringify(origins));
 const parseOrigins = (json: string | null): readonly string[] | null => (json === null ? null : JSON.parse(json) as string[]);
+
+/** Downloads deleted per transaction by pruneDownloads. */
+const pruneSliceIds = 10_000;
 
 /** Keys and scrapers kept in memory each; the least recently used are dropped beyond this. */
 const cachedLookups = 10_000;
@@ -70,9 +73,11 @@ export class SqliteStore implements Store {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // Off while migrating (see migrate); better-sqlite3 builds SQLite with them on by default.
+    this.db.pragma('foreign_keys = OFF');
     migrate(this.db);
+    this.db.pragma('foreign_keys = ON');
     this.dataVersion = this.db.prepare('pragma data_version').pluck();
     this.seenDataVersion = this.dataVersion.get();
   }
@@ -116,6 +121,17 @@ export class SqliteStore implements Store {
 
   async findAccount(name: string): Promise<Account | undefined> {
     return this.stmt('select id, name from accounts where name = ?').get(name) as Account | undefined;
+  }
+
+  async listAccounts(): Promise<AccountListing[]> {
+    const rows = this.stmt(`
+      select a.name, a.created_at,
+             (select count(*) from api_keys k where k.account_id = a.id and k.revoked_at is null) as keys,
+             (select count(*) from api_keys k where k.account_id = a.id and k.revoked_at is not null) as revoked_keys,
+             (select count(*) from scrapers s where s.owner_id = a.id and s.removed_at is null) as scrapers
+      from accounts a order by a.name`).all() as
+      { name: string; created_at: string; keys: number; revoked_keys: number; scrapers: number }[];
+    return rows.map((r) => ({ name: r.name, createdAt: r.created_at, keys: r.keys, revokedKeys: r.revoked_keys, scrapers: r.scrapers }));
   }
 
   async addKey(accountId: number, keyHash: string, key: NewKey): Promise<void> {
@@ -187,7 +203,7 @@ export class SqliteStore implements Store {
     const cacheKey = JSON.stringify([foldAscii(owner), foldAscii(name)]);
     const cached = this.scrapers.get(cacheKey);
     if (cached) return cached;
-    const row = this.stmt(`${scraperSelect} where a.name = ? and s.name = ?`).get(owner, name) as
+    const row = this.stmt(`${scraperSelect} where a.name = ? and s.name = ? and s.removed_at is null`).get(owner, name) as
       ScraperRow | undefined;
     if (!row) return undefined;
     const scraper = toScraper(row);
@@ -195,9 +211,16 @@ export class SqliteStore implements Store {
     return scraper;
   }
 
-  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }> {
+  /** The scraper by id, unless it was removed. */
+  private liveScraper(scraperId: number): Scraper | undefined {
+    const row = this.stmt(`${scraperSelect} where s.id = ? and s.removed_at is null`).get(scraperId) as ScraperRow | undefined;
+    return row && toScraper(row);
+  }
+
+  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion } | undefined> {
     const swap = this.db.transaction(() => {
-      const replaced = toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(scraperId) as ScraperRow).data;
+      const replaced = this.liveScraper(scraperId)?.data;
+      if (!replaced) return undefined;
       this.stmt(`
         update scrapers set data_file = ?, data_version = data_version + 1, tables_json = ?, size_bytes = ?,
                             updated_at = ? where id = ?`)
@@ -205,6 +228,24 @@ export class SqliteStore implements Store {
       return { replaced, current: { ...data, version: replaced.version + 1 } };
     });
     return this.change(() => swap.immediate());
+  }
+
+  async updateScraper(scraperId: number, changes: ScraperChanges): Promise<Scraper | undefined> {
+    const update = this.db.transaction(() => {
+      const scraper = this.liveScraper(scraperId);
+      if (!scraper) return undefined;
+      const description = changes.description ?? scraper.description;
+      const isPrivate = changes.isPrivate ?? scraper.isPrivate;
+      this.stmt('update scrapers set description = ?, private = ? where id = ?').run(description, isPrivate ? 1 : 0, scraperId);
+      return { ...scraper, description, isPrivate };
+    });
+    return this.change(() => update.immediate());
+  }
+
+  async removeScraper(scraperId: number): Promise<boolean> {
+    const info = this.change(() => this.stmt('update scrapers set removed_at = ? where id = ? and removed_at is null')
+      .run(new Date().toISOString(), scraperId));
+    return info.changes > 0;
   }
 
   // A key's last use is not part of its lookup, so the cached lookups stay.
@@ -253,8 +294,9 @@ export class SqliteStore implements Store {
     return { total: by.reduce((sum, b) => sum + b.count, 0), by };
   }
 
-  async listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]> {
-    const where = ['s.private = 0'];
+  async listScrapers(options: ListScrapersOptions): Promise<ScraperListing[]> {
+    const where = ['s.removed_at is null'];
+    if (!options.includePrivate) where.push('s.private = 0');
     const params: (string | number)[] = [];
     if (options.owner !== undefined) {
       where.push('a.name = ?');
@@ -270,7 +312,7 @@ export class SqliteStore implements Store {
       select * from (
         select scraper.*, (select coalesce(sum(t.count), 0) from download_totals t where t.scraper_id = scraper.id) as downloads
         from (${scraperSelect} where ${where.join(' and ')}) scraper)
-      order by downloads desc, updated_at desc, owner_name, name limit ?`).all(...params, options.limit) as
+      order by downloads desc, updated_at desc, owner_name, name limit ?`).all(...params, options.limit ?? -1) as
       (ScraperRow & { downloads: number })[];
     return rows.map((row) => ({ scraper: toScraper(row), downloads: row.downloads }));
   }
@@ -282,6 +324,20 @@ export class SqliteStore implements Store {
     const counts = new Map((this.stmt('select day, count from download_days where scraper_id = ? and day >= ?')
       .all(scraperId, dayOf(0)) as DayCount[]).map((d) => [d.day, d.count]));
     return Array.from({ length: days }, (_, i) => ({ day: dayOf(i), count: counts.get(dayOf(i)) ?? 0 }));
+  }
+
+  async pruneDownloads(before: string): Promise<number> {
+    const { first, last } = this.stmt('select min(id) as first, max(id) as last from downloads').get() as
+      { first: number | null; last: number | null };
+    if (first === null || last === null) return 0;
+    // In slices of ids (the rowid: no index on `at` is needed), one transaction each, so the
+    // server's batches of downloads are written between them rather than wait for the whole prune.
+    const slice = this.stmt('delete from downloads where id >= ? and id < ? and at < ?');
+    let pruned = 0;
+    for (let from = first; from <= last; from += pruneSliceIds) {
+      pruned += slice.run(from, from + pruneSliceIds, before).changes;
+    }
+    return pruned;
   }
 
   async close(): Promise<void> {

@@ -100,7 +100,7 @@ export interface DownloadStats {
   by: { owner: string; count: number }[];
 }
 
-/** A public scraper as the lists on the home and owner pages show it. */
+/** A scraper as the lists show it: the home and owner pages, `scraper list`. */
 export interface ScraperListing {
   scraper: Scraper;
   downloads: number;
@@ -111,7 +111,28 @@ export interface ListScrapersOptions {
   owner?: string;
   /** Only scrapers whose owner, name or description contains this text (case-insensitive for ASCII). */
   search?: string;
-  limit: number;
+  /** Private scrapers too: for the operator, never for pages. */
+  includePrivate?: boolean;
+  /** At most this many; all when absent. */
+  limit?: number;
+}
+
+/** An account as `user list` shows it. */
+export interface AccountListing {
+  name: string;
+  /** ISO timestamp in UTC. */
+  createdAt: string;
+  /** Keys that work; revoked ones are counted apart. */
+  keys: number;
+  revokedKeys: number;
+  /** Its scrapers, private ones included. */
+  scrapers: number;
+}
+
+/** What `scraper set` changes; what is absent stays as it is. */
+export interface ScraperChanges {
+  description?: string;
+  isPrivate?: boolean;
 }
 
 /** Downloads on one UTC day, `day` as YYYY-MM-DD. */
@@ -123,6 +144,8 @@ export interface DayCount {
 export interface Store {
   createAccount(name: string): Promise<Account>;
   findAccount(name: string): Promise<Account | undefined>;
+  /** Every account, by name. */
+  listAccounts(): Promise<AccountListing[]>;
   /** Stores a key by its hash; the key itself is never stored. */
   addKey(accountId: number, keyHash: string, key: NewKey): Promise<void>;
   /** The account's keys, oldest first, revoked ones included. */
@@ -138,8 +161,19 @@ export interface Store {
   addScraper(scraper: NewScraper): Promise<Scraper>;
   /** Sees every change committed before the call, by any process, as findKey does: new data is read at once. */
   findScraper(owner: string, name: string): Promise<Scraper | undefined>;
-  /** Points the scraper at new data, in one step; returns the data it replaced and the new version. */
-  replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion }>;
+  /**
+   * Points the scraper at new data, in one step; returns the data it replaced and the new version,
+   * or undefined when the scraper was removed meanwhile (nothing is changed then).
+   */
+  replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion } | undefined>;
+  /** Changes its description or visibility; seen by findScraper from the next call, in any process. Undefined when it was removed. */
+  updateScraper(scraperId: number, changes: ScraperChanges): Promise<Scraper | undefined>;
+  /**
+   * From the next call on, in any process, the scraper is not found nor listed, and its name is free
+   * for a new scraper. Its downloads stay recorded and counted in the totals (they happened), under
+   * its id, which no other scraper will have. Returns false when it was already removed.
+   */
+  removeScraper(scraperId: number): Promise<boolean>;
 
   /**
    * Records downloads, counts them in the totals the three reads below use, and keeps each key's
@@ -152,10 +186,16 @@ export interface Store {
   // Pages make these reads, so they read totals kept as downloads are recorded: their cost depends on
   // the number of scrapers, accounts and days, never on the number of downloads.
   downloadStats(scraperId: number): Promise<DownloadStats>;
-  /** Public scrapers only, most downloaded first, then most recently updated. */
-  listPublicScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;
+  /** Public scrapers (private ones too when asked), most downloaded first, then most recently updated. */
+  listScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;
   /** One entry per UTC day for the last `days` days, oldest first, ending today; days without downloads are 0. */
   downloadsPerDay(scraperId: number, days: number, now?: Date): Promise<DayCount[]>;
+  /**
+   * Deletes the downloads recorded before `before` (an ISO timestamp in UTC) and returns how many.
+   * The totals above keep counting them: pages and counts do not change. May take a while on many
+   * downloads, but must not keep the server from recording new ones meanwhile.
+   */
+  pruneDownloads(before: string): Promise<number>;
 
   close(): Promise<void>;
 }

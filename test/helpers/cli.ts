@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { allSettings, envName } from '../../src/config/settings.js';
 import { siphonBin } from './paths.js';
 
 export interface CliResult {
@@ -15,15 +16,16 @@ export interface CliResult {
 export interface CliOptions {
   /** Passed as the global --data-dir flag, before the command. */
   dataDir?: string;
-  /** Added to the environment. SIPHON_DATA_DIR and PORT are removed first, so the caller's shell cannot leak in. */
+  /** Added to the environment. Every setting's variable (and PORT) is removed first, so the caller's shell cannot leak in. */
   env?: Record<string, string>;
   cwd?: string;
 }
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.SIPHON_DATA_DIR;
-  delete env.PORT;
+  for (const setting of allSettings) {
+    for (const name of [envName(setting), ...setting.fallbackEnv ?? []]) delete env[name];
+  }
   return { ...env, ...extra };
 }
 

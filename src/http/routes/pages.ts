@@ -67,14 +67,14 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
 
   app.get<{ Querystring: Query }>('/', async (request, reply) => {
     const search = (singleParam(request.query.q) ?? '').trim().slice(0, maxSearchChars);
-    const listings = await store.listPublicScrapers({ search: search || undefined, limit: listLimit });
+    const listings = await store.listScrapers({ search: search || undefined, limit: listLimit });
     sendPage(reply, 200, homePage({ listings, search, limit: listLimit }));
   });
 
   app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
     const owner = await store.findAccount(request.params.owner);
     if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`), errors.accountNotFound(request.params.owner));
-    sendPage(reply, 200, ownerPage(owner.name, await store.listPublicScrapers({ owner: owner.name, limit: listLimit })));
+    sendPage(reply, 200, ownerPage(owner.name, await store.listScrapers({ owner: owner.name, limit: listLimit })));
   });
 
   app.get<{ Params: { owner: string; scraper: string }; Querystring: Query }>('/:owner/:scraper', async (request, reply) => {
@@ -104,7 +104,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
       const found = await store.findScraper(owner, name);
       scraper = found && !found.isPrivate ? found : undefined;
     } else {
-      scraper = (await store.listPublicScrapers({ limit: 1 }))[0]?.scraper;
+      scraper = (await store.listScrapers({ limit: 1 }))[0]?.scraper;
     }
     const base = publicOrigin(request, config) ?? '';
     const example = scraper ? `${scraper.owner.name}/${scraper.name}` : 'owner/scraper';

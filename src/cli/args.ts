@@ -1,0 +1,55 @@
+import { parseArgs } from 'node:util';
+
+/** A mistake in how the command line was written: told in one line, with a pointer to `siphon help`. */
+export class UsageError extends Error {
+  constructor(message: string, readonly command?: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  /** May be given more than once; its values are kept in order. */
+  multiple?: true;
+}
+
+/** The words of a command line once read: the flags by name (without dashes) and the rest. */
+export interface ReadArgs {
+  flags: Record<string, string | boolean | string[]>;
+  positionals: string[];
+}
+
+/**
+ * Reads argv against every flag any command takes. Node's parser is run leniently, for its tokens
+ * only, so that each mistake gets a message of ours (its own quote its internals, and in strict mode
+ * it stops at the first flag of another command before the command is even known).
+ */
+export function readArgs(argv: readonly string[], known: Readonly<Record<string, FlagSpec>>): ReadArgs {
+  const { tokens } = parseArgs({ args: [...argv], options: { ...known, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
+  const flags: ReadArgs['flags'] = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const spec = token.name === 'help' ? { type: 'boolean' as const } : known[token.name];
+    if (!spec) throw new UsageError(`unknown option ${token.rawName}`);
+    if (spec.type === 'boolean') {
+      if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value`);
+      flags[token.name] = true;
+      continue;
+    }
+    if (token.value === undefined) throw new UsageError(`${token.rawName} needs a value`);
+    // A value taken from the next word that starts with a dash is more likely a forgotten value.
+    if (!token.inlineValue && token.value.startsWith('-')) {
+      throw new UsageError(`${token.rawName} needs a value; one starting with a dash is written ${token.rawName}=${token.value}`);
+    }
+    if (spec.multiple) {
+      flags[token.name] = [...(flags[token.name] as string[] | undefined) ?? [], token.value];
+    } else {
+      if (token.name in flags) throw new UsageError(`${token.rawName} is given twice`);
+      flags[token.name] = token.value;
+    }
+  }
+  return { flags, positionals };
+}

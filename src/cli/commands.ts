@@ -1,0 +1,226 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { allSettings, describeSettings, type Resolved } from '../config/settings.js';
+import { Catalog } from '../scrapers/catalog.js';
+import { importerWithLimits } from '../scrapers/import-process.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import type { FlagSpec } from './args.js';
+import { UsageError } from './args.js';
+import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
+import { serve } from './serve.js';
+
+/** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
+export class CommandFailed extends Error {}
+
+export type FlagDoc = FlagSpec & { metavar?: string; doc: string };
+
+/** The flags of the commands that are not settings: how each is read and what it means. */
+export const commandFlags = {
+  label: { type: 'string', metavar: 'TEXT', doc: "what the key is for, shown by key list (at most 100 characters, one line)" },
+  'read-only': { type: 'boolean', doc: 'the key can query data but never publish it' },
+  origin: { type: 'string', multiple: true, metavar: 'ORIGIN', doc: 'only web pages of this origin (https://maps.example.org) may use the key, which is then read-only; repeatable' },
+  db: { type: 'string', metavar: 'FILE', doc: 'the SQLite database file to copy in' },
+  private: { type: 'boolean', doc: 'served to nobody and listed nowhere: a private scraper is answered as one that does not exist' },
+  public: { type: 'boolean', doc: 'served to every key and listed on the pages' },
+  description: { type: 'string', metavar: 'TEXT', doc: "the scraper's description, shown on its page and in its feeds" },
+  before: { type: 'string', metavar: 'DATE', doc: 'a day, YYYY-MM-DD: the downloads recorded before it began (UTC) are deleted' },
+  demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
+  'print-config': { type: 'boolean', doc: "print every setting's value and where it came from (flag, env or default), then exit without serving" },
+} satisfies Record<string, FlagDoc>;
+
+export type CommandFlag = keyof typeof commandFlags;
+type FlagValues = Partial<Record<CommandFlag, string | boolean | string[]>>;
+
+type CommandSetting = Exclude<keyof Config, 'dataDir'>;
+
+export interface CommandRun {
+  /** The command's arguments, as many as it takes. */
+  args: string[];
+  flags: FlagValues;
+  /** The data folder and the command's settings from flags, environment and defaults; the defaults for the rest. */
+  config: Config;
+  /** The same settings with where each came from, for --print-config. */
+  resolved: Resolved<keyof Config>;
+}
+
+export interface Command {
+  /** One or two words: `serve`, `key create`. */
+  name: string;
+  /** The arguments after the name, as usage shows them; `[OWNER]` is optional. */
+  args: readonly string[];
+  /** Its flags besides its settings' flags, --data-dir and --help; those in `required` must be given. */
+  flags: readonly CommandFlag[];
+  required?: readonly CommandFlag[];
+  /** The settings it reads besides the data folder, each by its flag or environment variable. */
+  settings: readonly CommandSetting[];
+  /** One line for the list of commands. */
+  summary: string;
+  /** What `help <command>` says it does. */
+  about: string;
+  run(command: CommandRun): Promise<void>;
+}
+
+const write = (text: string) => { process.stdout.write(text); };
+
+/**
+ * Opens the data folder's store (creating both if need be) and a catalog over it, runs `use`, and
+ * closes the store. Imports run as the server runs them: in a process of their own, under its limits.
+ */
+async function withCatalog(run: CommandRun, use: (catalog: Catalog) => Promise<void>): Promise<void> {
+  const { config } = run;
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
+  try {
+    await use(new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb })));
+  } finally {
+    await store.close();
+  }
+}
+
+const text = (value: FlagValues[CommandFlag]) => value as string | undefined;
+
+/** The start of a UTC day, from YYYY-MM-DD; undefined for anything else, or a day that does not exist. */
+function utcDay(day: string): Date | undefined {
+  if (!/^\d{4}-\d\d-\d\d$/.test(day)) return undefined;
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day) ? date : undefined;
+}
+
+const importSettings: CommandSetting[] = ['importTimeoutMs', 'queryMemoryMb'];
+
+/** Every command, in the order the list of commands shows them. */
+export const commands: readonly Command[] = [
+  {
+    name: 'user add', args: ['NAME'], flags: ['label'], settings: [],
+    summary: 'create an account; prints its first API key',
+    about: 'Creates an account and prints its first API key, alone on one line. The key is labelled "first key" unless --label says otherwise.',
+    run: (run) => withCatalog(run, async (catalog) => {
+      write(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
+    }),
+  },
+  {
+    name: 'user list', args: [], flags: [], settings: [],
+    summary: 'every account: created, keys, scrapers',
+    about: 'Lists every account, by name: when it was created (UTC), its keys that work, its revoked keys and its scrapers (private ones included).',
+    run: (run) => withCatalog(run, async (catalog) => write(formatUserList(await catalog.listUsers()))),
+  },
+  {
+    name: 'key create', args: ['NAME'], flags: ['read-only', 'origin', 'label'], settings: [],
+    summary: 'print a further key for account NAME',
+    about: 'Prints a further API key for account NAME, alone on one line. Only its hash is kept: it cannot be shown again.',
+    run: (run) => withCatalog(run, async (catalog) => {
+      const key = await catalog.createKey(run.args[0]!, {
+        readOnly: run.flags['read-only'] === true, origins: run.flags.origin as string[] | undefined, label: text(run.flags.label),
+      });
+      write(`${key}\n`);
+    }),
+  },
+  {
+    name: 'key list', args: ['NAME'], flags: [], settings: [],
+    summary: "the account's keys (never the keys themselves)",
+    about: "Lists the account's keys, oldest first: prefix, label, read-only, origins, created, last used, revoked. Never a key or its hash.",
+    run: (run) => withCatalog(run, async (catalog) => write(formatKeyList(await catalog.listKeys(run.args[0]!)))),
+  },
+  {
+    name: 'key revoke', args: ['KEY'], flags: [], settings: [],
+    summary: 'revoke a key at once',
+    about: 'Revokes the key at once: a running server refuses it from its next request.',
+    run: (run) => withCatalog(run, async (catalog) => {
+      if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
+      write('revoked\n');
+    }),
+  },
+  {
+    name: 'scraper add', args: ['OWNER/NAME'], flags: ['db', 'private', 'description'], required: ['db'], settings: importSettings,
+    summary: 'register a scraper with a copy of an SQLite file',
+    about: 'Registers a scraper with a copy of an SQLite file as its data, imported as a publish is: in a process of its own, under the import limits, checked with PRAGMA quick_check.',
+    run: (run) => withCatalog(run, async (catalog) => {
+      const s = await catalog.addScraper(run.args[0]!, path.resolve(text(run.flags.db)!), {
+        isPrivate: run.flags.private === true, description: text(run.flags.description) ?? '',
+      });
+      write(`added ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${s.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || 'no tables'}\n`);
+    }),
+  },
+  {
+    name: 'scraper publish', args: ['OWNER/NAME'], flags: ['db'], required: ['db'], settings: importSettings,
+    summary: "replace a scraper's data atomically",
+    about: "Replaces a scraper's data in one step: requests already running finish on the old data, later ones read the new.",
+    run: (run) => withCatalog(run, async (catalog) => {
+      const s = await catalog.publish(run.args[0]!, path.resolve(text(run.flags.db)!));
+      write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
+    }),
+  },
+  {
+    name: 'scraper set', args: ['OWNER/NAME'], flags: ['description', 'private', 'public'], settings: [],
+    summary: "change a scraper's description or visibility",
+    about: "Changes a scraper's description, or makes it private or public; a running server answers accordingly from its next request.",
+    run: async (run) => {
+      const { description, private: makePrivate, public: makePublic } = run.flags;
+      if (makePrivate && makePublic) throw new UsageError('scraper set takes --private or --public, not both', 'scraper set');
+      if (description === undefined && !makePrivate && !makePublic) {
+        throw new UsageError('scraper set needs --description TEXT, --private or --public', 'scraper set');
+      }
+      await withCatalog(run, async (catalog) => {
+        const isPrivate = makePrivate ? true : makePublic ? false : undefined;
+        const s = await catalog.setScraper(run.args[0]!, { description: text(description), isPrivate });
+        write(`updated ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${JSON.stringify(s.description)}\n`);
+      });
+    },
+  },
+  {
+    name: 'scraper remove', args: ['OWNER/NAME'], flags: [], settings: [],
+    summary: 'remove a scraper; its downloads stay counted',
+    about: 'Removes a scraper: a running server answers 404 for it from its next request, and its name is free again. ' +
+      'A request already reading it finishes. Its data files are deleted 10 minutes later by a running server (kept meanwhile for requests that looked it up just before). ' +
+      'Its downloads stay recorded and counted in the totals of the accounts that made them.',
+    run: (run) => withCatalog(run, async (catalog) => {
+      const s = await catalog.removeScraper(run.args[0]!);
+      write(`removed ${s.owner.name}/${s.name}\n`);
+    }),
+  },
+  {
+    name: 'scraper list', args: ['[OWNER]'], flags: [], settings: [],
+    summary: "every scraper, or OWNER's: visibility, version, size, updated, downloads, tables",
+    about: 'Lists every scraper (or those of OWNER), private ones marked, by owner and name: data version, size, when its data last changed (UTC), downloads and tables.',
+    run: (run) => withCatalog(run, async (catalog) => write(formatScraperList(await catalog.listScrapers(run.args[0])))),
+  },
+  {
+    name: 'downloads prune', args: [], flags: ['before'], required: ['before'], settings: [],
+    summary: 'delete the downloads recorded before a day; counts stay',
+    about: 'Deletes the download records older than --before. The counts that pages and scraper information show are kept apart, so they do not change. ' +
+      'It runs in slices, so a running server keeps recording downloads meanwhile. The file does not shrink: SQLite reuses the space.',
+    run: async (run) => {
+      const day = text(run.flags.before)!;
+      const before = utcDay(day);
+      if (!before) throw new UsageError(`--before must be a day written YYYY-MM-DD, not ${JSON.stringify(day)}`, 'downloads prune');
+      await withCatalog(run, async (catalog) => write(`pruned ${await catalog.pruneDownloads(before)} downloads recorded before ${day}\n`));
+    },
+  },
+  {
+    name: 'serve', args: [], flags: ['demo', 'print-config'], settings: allSettings.map((s) => s.key).filter((k): k is CommandSetting => k !== 'dataDir'),
+    summary: 'run the HTTP service (SIGTERM stops it gracefully)',
+    about: 'Runs the HTTP service. SIGTERM or SIGINT stops it gracefully: it finishes the requests in flight, records their downloads, then exits 0. ' +
+      'Each setting is a flag, else its environment variable, else its default.',
+    run: async (run) => {
+      if (run.flags['print-config']) {
+        write(describeSettings(run.resolved));
+        return;
+      }
+      const { config } = run;
+      mkdirSync(config.dataDir, { recursive: true });
+      const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
+      try {
+        await serve(config, store, { demo: run.flags.demo === true });
+      } finally {
+        await store.close();
+      }
+    },
+  },
+];
+
+/** The command named by the first words of `positionals`, if any. */
+export function findCommand(positionals: readonly string[]): Command | undefined {
+  const two = positionals.slice(0, 2).join(' ');
+  return commands.find((c) => c.name === two) ?? commands.find((c) => c.name === positionals[0]);
+}
