@@ -110,9 +110,11 @@ export function dataRoutes(
     let key: ApiKey;
     let scraper: Scraper;
     let rate: RateDecision | undefined;
+    let cors: OutgoingHttpHeaders;
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
-      void reply.headers(keyCorsHeaders(key, request.headers)); // on every answer from here on, errors too
+      cors = keyCorsHeaders(key, request.headers);
+      void reply.headers(cors); // on every answer from here on, errors too
       scraper = await findPublicScraper(store, owner, scraperName);
       // Nothing is served that could not be recorded: a refused call is not a download.
       recorder.assertAccepting();
@@ -140,7 +142,7 @@ export function dataRoutes(
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = { ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes), ...keyCorsHeaders(key, request.headers), ...rateLimitHeaders(rate) };
+      const plain = { ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes), ...cors, ...rateLimitHeaders(rate) };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
