@@ -3,14 +3,13 @@ import { findFormat, formatNames, type RowFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
 
 export interface FormatExample {
-  /** For the page's anchors: the format's name, or `jsonp`. */
+  /** The format's name, or `jsonp` for json with a callback. */
   id: string;
+  /** How docs/api.md names it (Markdown). */
   name: string;
   contentType: string;
-  /** What the body holds. */
-  about: string;
-  /** The body for the sample rows, written by the format's own encoder, so the page shows real output. */
-  body: string;
+  /** The body for the sample rows, written by the format's own encoder, so the docs show real output; none for a file. */
+  body?: string;
 }
 
 const sampleColumns = ['title', 'content', 'link', 'date'];
@@ -19,25 +18,17 @@ const sampleRows: SqliteValue[][] = [
   ['Deck, pergola & carport', '3 Govett Street, Blackheath', 'https://example.org/da/102', '2026-11-03'],
 ];
 
-const about: Record<string, string> = {
-  json: 'A bare JSON array of row objects, keys in the query\'s column order. Integers stay exact at any size; `<`, `>` and `&` are \\u-escaped.',
-  csv: 'RFC 4180: a header row (also when there are no rows), LF line ends (as on morph.io), fields quoted when needed. Sent as an attachment.',
-  ndjson: 'One JSON row object per line, each ending in a newline: easy to stream.',
-  jsonp: 'The json body wrapped in a call of your function, for a `<script>` tag.',
-  atom: 'An Atom 1.0 feed, one entry per row. The query must return `title`, `content`, `link` and `date` columns (build them with `as` and `||`).',
-  sqlite: 'The whole SQLite database file, with Content-Length; `query` is not needed. Sent as an attachment.',
-};
-
 /**
  * A call of the examples' own, for the options of the sample bodies: `params` are the format's
- * (a JSONP callback); a feed's URLs must be absolute, so without a readable Host (base '') a
- * placeholder host stands in.
+ * (a JSONP callback). The same on every server, so docs/api.md can hold them: a feed's absolute
+ * URLs use a placeholder host.
  */
-function sampleCall(base: string, scraper: string, params: Record<string, string>): FormatCall {
-  const [owner = '', name = ''] = scraper.split('/');
+function sampleCall(params: Record<string, string>): FormatCall {
   return {
-    params, sql: 'select title, content, link, date from data', scraper: { owner, name, description: '', updatedAt: '2026-11-03T09:00:00.000Z' },
-    publicBase: () => base || 'https://siphon.example',
+    params,
+    sql: 'select title, content, link, date from data',
+    scraper: { owner: 'demo', name: 'planning-applications', description: '', updatedAt: '2026-11-03T09:00:00.000Z' },
+    publicBase: () => 'https://siphon.example',
     publicUrl: () => undefined,
   };
 }
@@ -47,23 +38,21 @@ function sampleBody(format: RowFormat, call: FormatCall): string {
   return encoder.head() + encoder.rows(sampleRows) + encoder.tail();
 }
 
-/** Every format the service has, in its own order, each with a real sample body; `base` is '' when unknown. */
-export function formatExamples(base: string, scraper: string): FormatExample[] {
+/** Every format the service has, in its own order, each with a real sample body. */
+export function formatExamples(): FormatExample[] {
   const examples: FormatExample[] = [];
   for (const name of formatNames) {
     const format = findFormat(name)!;
     if (format.kind === 'file') {
-      examples.push({ id: name, name, contentType: format.contentType, about: about[name] ?? '', body: `(the ${name} database file, in binary)` });
+      examples.push({ id: name, name: `\`${name}\``, contentType: format.contentType });
       continue;
     }
-    examples.push({
-      id: name, name, contentType: format.contentType, about: about[name] ?? '', body: sampleBody(format, sampleCall(base, scraper, {})),
-    });
+    examples.push({ id: name, name: `\`${name}\``, contentType: format.contentType, body: sampleBody(format, sampleCall({})) });
     if (format.script) {
       const { param, name: scriptName, contentType } = format.script;
       examples.push({
-        id: scriptName, name: `${name} + ${param} (${scriptName.toUpperCase()})`, contentType, about: about[scriptName] ?? '',
-        body: sampleBody(format, sampleCall(base, scraper, { [param]: 'showRows' })),
+        id: scriptName, name: `\`${name}\` + \`${param}\` (${scriptName.toUpperCase()})`, contentType,
+        body: sampleBody(format, sampleCall({ [param]: 'showRows' })),
       });
     }
   }

@@ -38,8 +38,3 @@ export function ownerPath(owner: string): string {
 export function scraperPath(owner: string, name: string): string {
   return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
 }
-
-/** Text with `backticks` around code, as HTML with <code> elements; everything still escaped. */
-export function withCode(text: string): SafeHtml {
-  return html`${text.split('`').map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
-}

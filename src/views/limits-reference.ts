@@ -1,0 +1,64 @@
+import type { Config } from '../config.js';
+import { settings } from '../config/settings.js';
+import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
+import { count } from './text.js';
+
+/** One bound a request meets: what it bounds, its value for a config, and how an operator sets it (Markdown). */
+export interface LimitDoc {
+  what: string;
+  value(config: Config): string;
+  /** The value as docs/api.md gives it, when the default depends on the machine. */
+  defaultDoc?: string;
+  setWith: string;
+}
+
+const flag = (key: keyof Config) => `\`--${settings[key].flag} ${settings[key].metavar}\``;
+const seconds = (ms: number) => `${count(ms / 1000)} s`;
+const bytes = (config: Config) => count(requestLimits(config.maxQueryChars).maxUrlBytes);
+
+/** Every bound a request can meet, in the order docs/api.md lists them; the flags are read from the settings. */
+export const limitDocs: LimitDoc[] = [
+  { what: 'Time one query may hold its query process: from its start until SQLite has produced its last row, including any wait on a full spool (below); not the time its client takes to read.',
+    value: (c) => seconds(c.queryTimeoutMs), setWith: flag('queryTimeoutMs') },
+  { what: 'Lifetime of one response, from its first byte: past it the body is cut short (as for any failure after the first byte), however fast or slow the client.',
+    value: (c) => seconds(c.maxResponseMs), setWith: flag('maxResponseMs') },
+  { what: 'A client that takes no bytes for this long while its response waits on it is dropped; so is one that sends no bytes of a publish\'s body for this long.',
+    value: (c) => seconds(c.clientIdleTimeoutMs), setWith: flag('clientIdleTimeoutMs') },
+  { what: 'Query processes (each runs one query at a time)',
+    value: (c) => count(c.queryProcesses), defaultDoc: '2 × cores + 2 (6 on 2 cores)', setWith: flag('queryProcesses') },
+  { what: 'Long queries (working over 1 s) running at once; one more turning long is paused until one ends',
+    value: (c) => count(c.longQueries), defaultDoc: '2 × cores (4 on 2 cores)', setWith: flag('longQueries') },
+  { what: 'Queries of one key running at once; its further ones wait in its own queue', value: (c) => count(c.keyConcurrency), setWith: flag('keyConcurrency') },
+  { what: 'Queries of one key waiting; beyond this, 429', value: (c) => count(c.keyQueue), setWith: flag('keyQueue') },
+  { what: 'Queries waiting, all keys together; beyond this, 503 at once', value: (c) => count(c.queueLimit), setWith: flag('queueLimit') },
+  { what: 'Time a query may wait for a process; then 503 (at most 300 s, so that versions a queued query looked up are still on disk)',
+    value: (c) => seconds(c.queueTimeoutMs), setWith: flag('queueTimeoutMs') },
+  { what: 'Data requests per key per minute (fixed one-minute windows; `0` turns it off); beyond, 429',
+    value: (c) => (c.rateLimitPerMinute > 0 ? count(c.rateLimitPerMinute) : 'no limit'), setWith: flag('rateLimitPerMinute') },
+  { what: 'Output a client has not read yet, kept on disk per response (the first 1 MB in memory)',
+    value: (c) => `${count(c.spoolResponseMb)} MB`, setWith: flag('spoolResponseMb') },
+  { what: 'The same, all responses together; past either, the query process waits for its client, and that wait counts as query time',
+    value: (c) => `${count(c.spoolTotalMb)} MB`, setWith: flag('spoolTotalMb') },
+  { what: 'Address space of each query process (`ulimit -v`); a query needing more fails with 400',
+    value: (c) => `${count(c.queryMemoryMb)} MB`, setWith: flag('queryMemoryMb') },
+  { what: 'Largest temporary file a query process may write (`ulimit -f`; SQLite\'s sorts and temporary tables, in `<data>/tmp`); a query needing more fails with 400',
+    value: (c) => `${count(c.queryTempMb)} MB`, setWith: flag('queryTempMb') },
+  { what: 'Length of the SQL text (the URL, header and POST body bounds below follow it)',
+    value: (c) => `${count(c.maxQueryChars)} characters`, setWith: flag('maxQueryChars') },
+  { what: 'Length of a URL: any SQL up to the limit above fits, each character percent-encoded from 3 bytes of UTF-8; beyond, 414',
+    value: (c) => `9 bytes a character of the SQL limit + 8 KB (${bytes(c)} bytes)`, setWith: `follows ${flag('maxQueryChars')}` },
+  { what: 'A name in a URL\'s path (owner, scraper, `data.<format>`); beyond, 414', value: () => `${maxPathSegmentChars} characters`, setWith: '—' },
+  { what: 'Header fields; beyond, 431. Node\'s parser holds the request line and headers to the two bounds together, so each connection\'s unparsed head is bounded',
+    value: (c) => `${count(requestLimits(c.maxQueryChars).maxHeaderFieldBytes / 1024)} KB`, setWith: '—' },
+  { what: 'A query\'s POST body; beyond, 413', value: (c) => `the URL's bound (${bytes(c)} bytes)`, setWith: `follows ${flag('maxQueryChars')}` },
+  { what: 'Time for a request\'s headers to arrive (408), and for a POST\'s or publish\'s body to send its next byte (408)',
+    value: (c) => `the client idle time (${seconds(c.clientIdleTimeoutMs)})`, setWith: flag('clientIdleTimeoutMs') },
+  { what: 'Size of a published database (the disk needs twice this free for a moment: the upload and its imported copy)',
+    value: (c) => `${count(c.maxPublishBytes / 1024 / 1024)} MB`, setWith: flag('maxPublishBytes') },
+  { what: 'Time to import a published database (copy and check), over HTTP or with the CLI; a longer import is stopped and refused with 400',
+    value: (c) => seconds(c.importTimeoutMs), setWith: `${flag('importTimeoutMs')} (also \`scraper add\`/\`publish --import-timeout SECONDS\`)` },
+  { what: 'Address space of the import process (`ulimit -v`); an import needing more is refused with 400',
+    value: (c) => `the query processes' (${count(c.queryMemoryMb)} MB)`, setWith: flag('queryMemoryMb') },
+  { what: 'Downloads waiting to be written (while the disk is full, say); beyond this, or beyond 20 million characters of their SQL, data calls are refused with 503',
+    value: (c) => count(c.maxPendingDownloads), setWith: flag('maxPendingDownloads') },
+];
