@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options (README, Decisions).
+ * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options (docs/design.md, Decisions).
  *
  * better-sqlite3 compiles its bundled SQLite with the options of its deps/defines.gypi, which include
  * SQLITE_DQS=0 (a double-quoted word is never a string). morph.io's clients write string literals in

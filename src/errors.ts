@@ -1,7 +1,7 @@
 /**
  * Every error a client can be answered with, defined once with its code, status and message.
  * Routes throw these; the error renderer turns them into `{"error": "..."}` (or a JSONP callback call).
- * Codes are part of the API (README "Errors"): never reuse or rename one.
+ * Codes are part of the API (docs/api.md, "Errors"): never reuse or rename one.
  */
 export class SiphonError extends Error {
   constructor(

@@ -9,14 +9,14 @@ class Refused extends Error {}
  * One setting of `serve`: the Config field it sets, its flag (`--query-timeout`; its environment
  * variable is derived from it: `SIPHON_QUERY_TIMEOUT`), the unit it is given in, how the text given
  * becomes the field's value (throwing `Refused` with what it must be), how the value is shown in that
- * unit, and one line of documentation. Usage, `--print-config` and the README's table come from here.
+ * unit, and one line of documentation. Usage, `--print-config` and docs/cli.md's table come from here.
  */
 export interface Setting<K extends keyof Config = keyof Config> {
   key: K;
   flag: string;
   /** What the flag's value is (`SECONDS`), in the usage text. */
   metavar: string;
-  /** The unit as a word, for the README's table. */
+  /** The unit as a word, for docs/cli.md's table. */
   unit: string;
   doc: string;
   /** Other variables read when the setting's own is unset, in order. */
@@ -86,7 +86,7 @@ function publicBaseUrl(text: string): string | undefined {
 /** pino's levels. */
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Every setting, in the order usage, `--print-config` and the README list them. tsc checks each Config field has one. */
+/** Every setting, in the order usage, `--print-config` and docs/cli.md list them. tsc checks each Config field has one. */
 export const settings: { [K in keyof Config]-?: Setting<K> } = {
   dataDir: {
     key: 'dataDir', flag: 'data-dir', metavar: 'DIR', unit: 'folder', defaultDoc: './data',
