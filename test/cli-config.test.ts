@@ -2,7 +2,7 @@
  * serve's settings through the real bin/siphon: each by flag and by environment variable, the flag
  * winning over the variable over the default (`--print-config` shows which), every invalid value
  * refused in one line naming the setting's flag and variable, the values reaching the running
- * server, and the README's table listing every setting as the table of settings says.
+ * server, and docs/cli.md's table listing every setting as the table of settings says.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -179,8 +179,8 @@ describe('the settings reach the running server', () => {
   });
 });
 
-/** The README's Configuration table, as the table of settings says it should read. */
-function expectedReadmeRows(): string[] {
+/** docs/cli.md's Configuration table, as the table of settings says it should read. */
+function expectedTableRows(): string[] {
   return allSettings.map((s: Setting) => {
     const variables = [envName(s), ...s.fallbackEnv ?? []].map((v) => `\`${v}\``).join(' (or ') + (s.fallbackEnv?.length ? ')' : '');
     const shown = s.defaultDoc ?? s.show(defaultValue(s.key) as never);
@@ -188,12 +188,12 @@ function expectedReadmeRows(): string[] {
   });
 }
 
-test("the README's Configuration table lists every setting as src/config/settings.ts has it", () => {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Configuration\n'));
+test("docs/cli.md's Configuration table lists every setting as src/config/settings.ts has it", () => {
+  const doc = readFileSync(path.join(repoRoot, 'docs', 'cli.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## Configuration\n'));
   const table = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| setting ')).slice(0, allSettings.length);
-  const expected = expectedReadmeRows();
-  assert.deepEqual(table, expected, `the README's table should read:\n${expected.join('\n')}`);
+  const expected = expectedTableRows();
+  assert.deepEqual(table, expected, `docs/cli.md's table should read:\n${expected.join('\n')}`);
 });
 
 test('help and --version', async () => {

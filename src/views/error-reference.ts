@@ -22,7 +22,7 @@ interface ErrorDoc<K extends keyof Factories> {
 
 /**
  * One entry per error in src/errors.ts, typed so that tsc fails when an error is added there without
- * being documented here: the docs page cannot drift from what the service answers. Codes, statuses
+ * being documented here: docs/api.md and /docs cannot drift from what the service answers. Codes, statuses
  * and messages are taken from the errors themselves.
  */
 const docs: { [K in keyof Factories]: ErrorDoc<K> } = {

@@ -6,7 +6,7 @@ import type { TablePreviews } from '../../previews/table-previews.js';
 import type { Scraper, Store } from '../../store/types.js';
 import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../views/client/api-request.js';
 import { docsPage } from '../../views/docs-page.js';
-import { apiReference } from '../../views/docs-reference.js';
+import { apiReference, type ApiReference } from '../../views/docs-reference.js';
 import { homePage } from '../../views/home-page.js';
 import { notFoundPage } from '../../views/not-found-page.js';
 import { ownerPage } from '../../views/owner-page.js';
@@ -64,8 +64,8 @@ function sendBuilderPage(reply: FastifyReply, builder: BuilderModel | undefined,
  */
 export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: Store; previews: TablePreviews }): void {
   const { config, store, previews } = deps;
-  // Rendered once: it changes only with docs/api.md and the settings, and a page view costs no Markdown work.
-  const reference = apiReference(config);
+  // Rendered at the first view (~30 ms of Markdown), then kept: it changes only with docs/api.md and the settings.
+  let reference: ApiReference | undefined;
 
   app.get<{ Querystring: Query }>('/', async (request, reply) => {
     const search = (singleParam(request.query.q) ?? '').trim().slice(0, maxSearchChars);
@@ -110,7 +110,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     }
     const builder: BuilderModel | undefined = scraper
       && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
-    sendBuilderPage(reply, builder, docsPage({ reference, scraperField, builder }));
+    sendBuilderPage(reply, builder, docsPage({ reference: reference ??= apiReference(config), scraperField, builder }));
   };
   app.get('/docs', docs);
   // Where morph.io had its API documentation, so old links keep working.
