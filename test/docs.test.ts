@@ -79,8 +79,8 @@ test('links between the documents lead to a file and a heading that exist', () =
 });
 
 test('Markdown written from the code shows values as text, and code exactly', () => {
-  const { html } = renderMarkdown(`${markdownTable(['a'], [[markdownText('<script>x|y</script> *not* `code` & [no](link)')]])}\n\n${codeBlock('one ``` two\n')}`);
-  assert.ok(html.text.includes('<td>&lt;script&gt;x|y&lt;/script&gt; *not* `code` &amp; [no](link)</td>'), html.text);
+  const { html } = renderMarkdown(`${markdownTable(['a'], [[markdownText('<script>x|y</script> *not* `code` & [no](link) https://elsewhere.example')]])}\n\n${codeBlock('one ``` two\n')}`);
+  assert.ok(html.text.includes('<td>&lt;script&gt;x|y&lt;/script&gt; *not* `code` &amp; [no](link) https://elsewhere.example</td>'), html.text);
   assert.ok(html.text.includes('<pre><code>one ``` two\n</code></pre>'), html.text);
 });
 

@@ -33,13 +33,17 @@ function anchorMaker(): (text: string) => string {
 
 /**
  * The page's HTML for the Markdown, and its headings. Links to other files of the repository
- * (`cli.md#…`, `../SECURITY.md`) have no page on the site, so they are shown as their text.
+ * (`cli.md#…`, `../SECURITY.md`) have no page on the site, so they are shown as their text. A bare
+ * URL stays text too: the ones in the docs are examples (`https://elsewhere.example` in an error
+ * message), not places to go.
  */
 export function renderMarkdown(source: string): { html: SafeHtml; headings: Heading[] } {
   const headings: Heading[] = [];
   const anchor = anchorMaker();
   const marked = new Marked({ gfm: true, async: false });
   marked.use({
+    // undefined, not false: false would fall back to marked's own tokenizer.
+    tokenizer: { url: () => undefined },
     renderer: {
       heading(this: Renderer, { tokens, depth }: Tokens.Heading): string {
         const inner = this.parser.parseInline(tokens);
