@@ -237,12 +237,19 @@ describe('where the data folder is', () => {
 describe('serve', () => {
   const dataDir = tempDir();
 
-  test('--port 0 picks a free port and the banner tells which', async () => {
+  test('--port 0 picks a free port and the banner tells which, and names the web pages', async () => {
     const server = await startServe(['--port', '0'], { dataDir, timeoutMs: 10_000 });
     try {
       assert.notEqual(server.port, 0);
       assert.equal(server.banner, `Siphon is serving ${dataDir} at http://127.0.0.1:${server.port}`);
       assert.equal((await fetch(`${server.base}/nobody/nothing.json`)).status, 404);
+      const pages = /^Web pages: (.+)$/m.exec(server.stdout())?.[1] ?? '';
+      assert.equal(pages, `${server.base}/ (the public scrapers), ${server.base}/docs (the API documentation)`);
+      for (const [url] of pages.matchAll(/http:\/\/\S+/g)) {
+        const page = await fetch(url);
+        assert.equal(page.status, 200, url);
+        assert.match(page.headers.get('content-type') ?? '', /^text\/html/, url);
+      }
     } finally {
       server.child.kill('SIGTERM');
       assert.deepEqual(await server.exited, { code: 0, signal: null });

@@ -12,12 +12,13 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
   const service = await startService(config, store);
   const base = service.base;
   process.stdout.write(`Siphon is serving ${config.dataDir} at ${base}\n`);
+  process.stdout.write(`Web pages: ${base}/ (the public scrapers), ${base}/docs (the API documentation)\n`);
   if (demo) {
     if (demo.replacedWritable) {
       process.stdout.write('\nThe demo key kept by an earlier version could publish data: it is revoked, and replaced by the read-only key below.\n');
     }
     process.stdout.write(
-      `\nDemo scraper: ${base}/${demoScraper}.json\nDemo key (read-only, for trying Siphon locally): ${demo.key}\n` +
+      `\nDemo scraper: ${base}/${demoScraper} (its page; ${base}/${demoScraper}.json, its information)\nDemo key (read-only, for trying Siphon locally): ${demo.key}\n` +
       `Try:\n  curl '${base}/${demoScraper}/data.json?key=${demo.key}&query=select+title%2C+date+from+%22data%22+limit+3'\n\n`,
     );
   }
