@@ -127,7 +127,7 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
 
   const logs = server.logs();
   const lines = logs.trim().split('\n');
-  assert.ok(lines.filter((l) => l.includes('"incoming request"')).length > 100, 'the requests were logged');
+  assert.ok(lines.filter((l) => l.includes('"msg":"request"')).length > 100, 'the requests were logged');
   assert.match(logs, /key=\[redacted\]/);
   assert.match(logs, /"code":"SIPHON_ERR_HEADERS_TOO_LARGE"/, 'the refusals were logged');
   for (const secret of secrets) {

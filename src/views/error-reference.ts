@@ -30,6 +30,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   keyInvalid: { example: [], area: 'query', when: 'The key is empty or unknown.' },
   keyRevoked: { example: [], area: 'query', when: 'The key was revoked.' },
   keyOrigin: { example: ['https://elsewhere.example'], area: 'query', when: 'A key made with `--origin`, used from a page of another origin, or by a request with neither an `Origin` nor a `Referer` header.' },
+  metricsToken: { example: [], area: 'manage', when: '`/metrics` without the metrics token (`--metrics-token`) in `Authorization: Bearer`.' },
   keyReadOnly: { example: [], area: 'manage', when: 'A read-only key was used to publish.' },
   forbidden: { example: ['alice/planning'], area: 'manage', when: "Publishing to another account's scraper." },
   scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: 'No such scraper, or it is private (the same answer: existence is not revealed).' },
