@@ -165,9 +165,9 @@ export function dataRoutes(
       bytes = outcome.bytes;
       rows = run?.rows ?? null;
       if (outcome.kind === 'cut') {
-        const error = outcome.error ? asSiphonError(outcome.error, reply) : undefined;
+        const error = outcome.error ? asSiphonError(outcome.error, reply) : outcome.reason === 'client-gone' ? errors.clientClosed() : undefined;
         status = error?.status ?? clientClosedStatus;
-        noteRequest(request, { cut: outcome.reason, code: error?.code ?? (outcome.reason === 'client-gone' ? errors.clientClosed().code : undefined) });
+        noteRequest(request, { cut: outcome.reason, code: error?.code });
       }
     } catch (err) {
       const error: SiphonError = sendError(reply, err, callback);
