@@ -45,6 +45,17 @@ export interface Config {
   /** Downloads waiting to be written (while the disk is full, say); once this many wait, the data API answers 503. */
   maxPendingDownloads: number;
   logLevel: string;
+  /** `json`: one JSON object a line; `pretty`: the same records as readable lines, for a terminal. */
+  logFormat: 'json' | 'pretty';
+  /**
+   * The proxies whose `X-Forwarded-For` (and `-Proto`, `-Host`) are believed: false for none, true for
+   * any peer, or a comma-separated list of addresses, CIDR ranges and proxy-addr's names (`loopback`…).
+   */
+  trustProxy: boolean | string;
+  /** /metrics on a listener of its own, on this port of `host` (0 picks one); unset: not on one. */
+  metricsPort?: number;
+  /** /metrics asks for this token (`Authorization: Bearer`); alone, it puts /metrics on the public port. */
+  metricsToken?: string;
   /**
    * Where clients reach the service (`https://data.example.org`), for the absolute URLs in Atom feeds.
    * Unset: taken from each request's protocol and Host header.
@@ -82,6 +93,8 @@ export const defaults = {
   // A few seconds of downloads at full speed (~4,000 a second, bench) and a few MB of memory.
   maxPendingDownloads: 10_000,
   logLevel: 'info',
+  logFormat: 'json',
+  trustProxy: false,
 } as const;
 
 /**

@@ -53,6 +53,9 @@ export const errors = {
       'API key is missing. Pass it as the key parameter, an X-API-Key header or an Authorization: Bearer header.'),
   keyInvalid: () => make('SIPHON_ERR_KEY_INVALID', 401, 'API key is not valid. Check it, or create a new one.'),
   keyRevoked: () => make('SIPHON_ERR_KEY_REVOKED', 401, 'API key has been revoked. Create a new one.'),
+  // 401: the operator's metrics (--metrics-token). The token is never echoed.
+  metricsToken: () =>
+    make('SIPHON_ERR_METRICS_TOKEN', 401, 'The metrics need the operator\'s metrics token, sent as Authorization: Bearer <token>.'),
   // 403: a key limited to some web sites (key create --origin), used from elsewhere or from nowhere said.
   // Only the request's own origin is echoed: never the key's list, never a Referer's path.
   keyOrigin: (sent: string | undefined) =>
@@ -105,7 +108,7 @@ export const errors = {
   // Managing accounts and scrapers (CLI, and publishing over HTTP)
   nameInvalid: (what: string, name: string) =>
     make('SIPHON_ERR_NAME_INVALID', 400,
-      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ' (not docs, documentation, assets, healthz or api)'}.`),
+      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ' (not docs, documentation, assets, healthz, metrics or api)'}.`),
   accountExists: (name: string) => make('SIPHON_ERR_ACCOUNT_EXISTS', 409, `An account named ${name} already exists.`),
   accountNotFound: (name: string) => make('SIPHON_ERR_ACCOUNT_NOT_FOUND', 404, `There is no account named ${name}.`),
   keyOriginInvalid: (text: string, problem: string) =>

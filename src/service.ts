@@ -5,6 +5,9 @@ import { DownloadRecorder } from './downloads/recorder.js';
 import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
+import { createLog, type Log } from './log/logger.js';
+import { Metrics } from './metrics/metrics.js';
+import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
 import { QueryPool, type PoolOptions } from './pool/pool.js';
 import { TablePreviews } from './previews/table-previews.js';
 import { assertSqliteBuild } from './sql/sqlite-build.js';
@@ -19,6 +22,9 @@ export interface RunningService {
   recorder: DownloadRecorder;
   /** http://host:port actually listened on (the port is chosen when config.port is 0). */
   base: string;
+  /** Where /metrics is served, when it is: on a port of its own or on the public one. */
+  metricsUrl?: string;
+  log: Log;
   /** Finishes the requests in flight, writes their downloads, then stops the query processes. The store stays open. */
   close(): Promise<void>;
 }
@@ -68,36 +74,50 @@ export async function startService(
     await Promise.all([pool.close(), previewPool.close()]);
     throw err;
   }
+  const log = createLog({ level: config.logLevel, format: config.logFormat, stream: logStream });
   const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
   const previews = new TablePreviews(previewPool);
   const recorder = new DownloadRecorder(store, {
     maxPending: config.maxPendingDownloads,
     // The server's log, built just below; the recorder logs only once downloads come in.
-    log: { error: (details, message) => app.log.error(details, message), info: (details, message) => app.log.info(details, message) },
+    log: { error: (details, message) => log.logger.error(details, message), info: (details, message) => log.logger.info(details, message) },
   });
+  // Off unless the operator asks for them, by a port of their own or a token (README "Metrics and logs").
+  const metrics = config.metricsPort !== undefined || config.metricsToken !== undefined
+    ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
+    : undefined;
   const stopping = new AbortController();
-  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logStream });
+  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logger: log.logger, metrics });
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
+  let metricsServer: MetricsServer | undefined;
   try {
     await app.listen({ host: config.host, port: config.port });
+    if (metrics && config.metricsPort !== undefined) {
+      metricsServer = await startMetricsServer(metrics, { host: config.host, port: config.metricsPort, token: config.metricsToken });
+    }
   } catch (err) {
     // The address is taken or not this machine's: the query processes would keep the process alive.
-    await Promise.all([pool.close(), previewPool.close()]);
+    await Promise.all([app.close(), pool.close(), previewPool.close()]);
     throw err;
   }
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const origin = (p: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${p}`;
+  const base = origin(port);
   return {
     app,
     pool,
     previews,
     recorder,
-    base: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    base,
+    metricsUrl: metricsServer ? `${origin(metricsServer.port)}/metrics` : metrics ? `${base}/metrics` : undefined,
+    log,
     async close() {
       // A publish would hold the server open for as long as its import runs, which may be for ever.
       stopping.abort(errors.unavailable());
       await sweeper.stop();
+      await metricsServer?.close();
       // close() only drops the keep-alive connections idle at that moment; one whose response
       // finishes later would hold the process until its keep-alive timeout (72 s).
       const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);

@@ -93,7 +93,7 @@ test('a response still going after --max-response-seconds is cut short, and its 
   });
   assert.equal(complete, false);
   assert.ok(bytes < 25_000_000, 'cut before the end');
-  await waitFor(() => server.logs().includes('"reason":"too-long"'), 5000);
+  await waitFor(() => server.logs().includes('"cut":"too-long"'), 5000);
 });
 
 test('one 60 MB value streams whole', async () => {

@@ -26,7 +26,12 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   port: { env: ['4001', '4001'], flag: ['4002', '4002'], bad: '65536' },
   host: { env: ['0.0.0.0', '0.0.0.0'], flag: ['::1', '::1'], bad: 'two words' },
   'public-url': { env: ['https://env.example.org/', 'https://env.example.org'], flag: ['http://flag.example.org/data', 'http://flag.example.org/data'], bad: 'https://x.example.org/?q=1' },
+  'trust-proxy': { env: ['loopback', 'loopback'], flag: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'], bad: '10.0.0.0/33' },
   'log-level': { env: ['warn', 'warn'], flag: ['debug', 'debug'], bad: 'loud' },
+  'log-format': { env: ['pretty', 'pretty'], flag: ['json', 'json'], bad: 'xml' },
+  'metrics-port': { env: ['9464', '9464'], flag: ['0', '0'], bad: '-1' },
+  // Never shown: --print-config hides it, and an invalid one is not repeated.
+  'metrics-token': { env: ['env-token-0123456789', '[hidden]'], flag: ['flag-token-0123456789', '[hidden]'], bad: 'too short' },
   'query-timeout': { env: ['2.5', '2.5'], flag: ['20', '20'], bad: '0' },
   'max-response-seconds': { env: ['60', '60'], flag: ['1200', '1200'], bad: '9999999' },
   'client-idle-timeout': { env: ['5', '5'], flag: ['90', '90'], bad: '0.0001' },
@@ -111,7 +116,7 @@ describe('an invalid value: exit 1, one line naming the setting by its flag and 
       const { bad } = samples[setting.flag]!;
       const cwd = tempDir();
       const variable = envName(setting);
-      const shown = JSON.stringify(bad);
+      const shown = setting.secret ? 'the value given' : JSON.stringify(bad);
       for (const [args, env, from, also] of [
         [[`--${setting.flag}=${bad}`], {}, `--${setting.flag}`, `$${variable}`],
         [[], { [variable]: bad }, `$${variable}`, `--${setting.flag} ${setting.metavar}`],
@@ -123,6 +128,7 @@ describe('an invalid value: exit 1, one line naming the setting by its flag and 
         assert.equal(r.stderr.split('\n').length, 2, `one line: ${r.stderr}`);
         assert.ok(r.stderr.startsWith(`siphon: ${from} must be `), r.stderr);
         assert.ok(r.stderr.includes(`, not ${shown} (the setting ${setting.flag}, also ${also})`), r.stderr);
+        if (setting.secret) assert.ok(!r.stderr.includes(bad), 'a secret was repeated');
       }
       assert.equal(existsSync(path.join(cwd, 'data')), false);
     });
@@ -147,7 +153,7 @@ describe('the settings reach the running server', () => {
       assert.equal(long.status, 400);
       assert.equal(long.headers.get('siphon-error-code'), 'SIPHON_ERR_QUERY_TOO_LONG');
       assert.match((await long.json() as { error: string }).error, /longer than 20 characters/);
-      assert.doesNotMatch(server.stdout(), /incoming request/, 'info lines are not written at warn');
+      assert.doesNotMatch(server.stdout(), /"msg":"request"/, 'info lines are not written at warn');
 
       // Headers that never finish: answered 408 once the client idle time has passed.
       const answer = await new Promise<string>((resolve, reject) => {

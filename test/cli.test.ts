@@ -4,6 +4,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { addUser, countRows, freePort, listFiles, runCli, runCliOk, startServe, waitFor, type CliResult } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { demoKey, demoRecord, logRecords } from './helpers/log-lines.js';
 import { dataUrl } from './helpers/server.js';
 
 const keyLine = /^sph_[A-Za-z0-9_-]{32}$/;
@@ -243,9 +244,10 @@ describe('serve', () => {
       assert.notEqual(server.port, 0);
       assert.equal(server.banner, `Siphon is serving ${dataDir} at http://127.0.0.1:${server.port}`);
       assert.equal((await fetch(`${server.base}/nobody/nothing.json`)).status, 404);
-      const pages = /^Web pages: (.+)$/m.exec(server.stdout())?.[1] ?? '';
-      assert.equal(pages, `${server.base}/ (the public scrapers), ${server.base}/docs (the API documentation)`);
-      for (const [url] of pages.matchAll(/http:\/\/\S+/g)) {
+      const start = logRecords(server.stdout()).find((r) => String(r.msg).startsWith('Siphon is serving '));
+      const pages = [start?.home, start?.docs];
+      assert.deepEqual(pages, [`${server.base}/`, `${server.base}/docs`]);
+      for (const url of pages as string[]) {
         const page = await fetch(url);
         assert.equal(page.status, 200, url);
         assert.match(page.headers.get('content-type') ?? '', /^text\/html/, url);
@@ -263,10 +265,11 @@ describe('serve', () => {
       assert.equal(server.port, port);
       // The demo lines are written just after the banner and may arrive in a later chunk.
       await waitFor(() => /curl '/.test(server.stdout()), 5000);
-      const key = /Demo key[^:]*: (\S+)/.exec(server.stdout())?.[1];
-      assert.ok(key, server.stdout());
-      const curl = /curl '([^']+)'/.exec(server.stdout())?.[1];
-      assert.ok(curl, server.stdout());
+      const demo = demoRecord(server.stdout());
+      assert.equal(demo.page, `${server.base}/demo/planning-applications`);
+      const curl = /^curl '([^']+)'$/.exec(demo.curl)?.[1];
+      assert.ok(curl, demo.curl);
+      assert.ok(curl.includes(`key=${demo.demoKey}`));
       const res = await fetch(curl);
       assert.equal(res.status, 200);
       assert.equal((await res.json() as unknown[]).length, 3);
@@ -284,7 +287,7 @@ test('--demo prints the same working key at every start, and seeds the demo once
     const server = await startServe(['--demo', '--port', '0'], { dataDir });
     try {
       await waitFor(() => /curl '/.test(server.stdout()), 5000);
-      const key = /Demo key[^:]*: (\S+)/.exec(server.stdout())![1]!;
+      const key = demoKey(server.stdout());
       keys.push(key);
       const res = await fetch(`${server.base}/demo/planning-applications/data.csv?query=select+count(*)+as+n+from+data`,
         { headers: { 'X-API-Key': key } });

@@ -305,6 +305,6 @@ describe('streaming under compression', () => {
       const [row] = await downloadsFrom(single, from, 1);
       assert.equal(row!.status, 499, coding);
     }
-    assert.match(single.logs(), /"reason":"client-gone"/);
+    assert.match(single.logs(), /"cut":"client-gone"/);
   });
 });

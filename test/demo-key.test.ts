@@ -13,6 +13,7 @@ import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
+import { demoKey, publishRefusals } from './helpers/log-lines.js';
 import { asBeforeKeyDetails } from './helpers/old-meta.js';
 import { putBody, versionDb } from './helpers/upload.js';
 
@@ -22,7 +23,7 @@ async function serveDemo(dataDir: string): Promise<ServeProcess & { key: string 
   const server = await startServe(['--demo', '--port', '0'], { dataDir });
   // The demo lines are written just after the banner and may arrive in a later chunk.
   await waitFor(() => /curl '/.test(server.stdout()), 5000);
-  return { ...server, key: /Demo key \(read-only[^:]*: (\S+)/.exec(server.stdout())![1]! };
+  return { ...server, key: demoKey(server.stdout()) };
 }
 
 async function stop(server: ServeProcess): Promise<void> {
@@ -39,8 +40,7 @@ async function demoData(base: string, key: string): Promise<{ sha256: string; up
 }
 
 /** The publishes the server has refused so far, as it logged them. */
-const refusals = (server: ServeProcess) => server.stdout().split('\n').filter((l) => l.includes('"publish refused"'))
-  .map((l) => (JSON.parse(l) as { code: string }).code);
+const refusals = (server: ServeProcess) => publishRefusals(server.stdout()).map((l) => l.code);
 
 /** A publish of another database to the demo scraper, as curl would send it; the code comes from the server's log. */
 async function publish(server: ServeProcess, key: string): Promise<{ status: number; error: string; code: string | undefined }> {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { addUser, listFiles, runCli, runCliOk, waitFor } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { publishRefusals } from './helpers/log-lines.js';
 import { importProcesses } from './helpers/processes.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { endlessImportDb, publishTempFiles, putBody, readVersion, versionDb } from './helpers/upload.js';
@@ -45,8 +46,7 @@ async function state(server: TestServer): Promise<unknown> {
 
 /** The refusals the server logged, in order. */
 function refusals(server: TestServer): { code: string; status: number }[] {
-  return server.logs().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; code: string; status: number })
-    .filter((l) => l.msg === 'publish refused').map(({ code, status }) => ({ code, status }));
+  return publishRefusals(server.logs());
 }
 
 describe('an import is bounded', () => {

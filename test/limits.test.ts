@@ -93,7 +93,7 @@ test('a client that reads nothing is dropped after the idle limit, and its query
   // the body must turn out cut short rather than complete.
   await new Promise((r) => setTimeout(r, 1500));
   await assert.rejects(readAll(res));
-  assert.match(server.logs(), /"reason":"client-idle"/);
+  assert.match(server.logs(), /"cut":"client-idle"/);
   await waitForPool();
   assert.deepEqual(await (await fetch(url('select 3 as three'))).json(), [{ three: 3 }]);
 });

@@ -22,8 +22,8 @@ let revoked: string;
 const perMinute = 20;
 
 before(async () => {
-  // A rate limit, so that 429s are among the answers.
-  server = await startServer({ rateLimitPerMinute: perMinute, clientIdleTimeoutMs: 1000 });
+  // A rate limit, so that 429s are among the answers; any proxy trusted, so that X-Forwarded-For is read.
+  server = await startServer({ rateLimitPerMinute: perMinute, clientIdleTimeoutMs: 1000, trustProxy: true });
   port = Number(new URL(server.base).port);
   secrets.push((await server.catalog.addUser('alice')).key);
   await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
@@ -41,6 +41,14 @@ function nextKey(): string {
   assert.ok(key, 'the test ran out of fresh keys');
   return key;
 }
+
+/** Headers where a careless client or proxy puts a key, each holding one from `key`. */
+const keyedHeaders = (key: () => string): Record<string, string>[] => [
+  { 'x-forwarded-for': key() }, { 'x-forwarded-for': `203.0.113.7, ${key()}` }, { forwarded: `for=${key()}` },
+  { 'x-forwarded-host': key() }, { 'x-forwarded-proto': key() }, { 'x-real-ip': key() },
+  { referer: `https://example.org/page?key=${key()}` }, { origin: `https://${key()}.example.org` },
+  { 'x-request-id': key() }, { 'x-request-id': `req-${key()}` }, { cookie: `key=${key()}` }, { 'user-agent': `curl ${key()}` },
+];
 
 /** Every character percent-encoded. */
 const encodeAll = (s: string) => [...Buffer.from(s)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -72,6 +80,11 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
     get(`${base}/alice/planning/data${format ? `.${format}` : ''}?key=${nextKey()}&query=${q}`);
     get(`${data(format || 'json')}?query=${q}`, { headers: { 'x-api-key': nextKey() } });
     get(`${data(format || 'json')}?query=${q}`, { method: 'HEAD', headers: { authorization: `Bearer ${nextKey()}` } });
+  }
+  // Keys in headers no one should log, on the data API and on a page.
+  for (const headers of keyedHeaders(nextKey)) {
+    get(`${data('json')}?key=${nextKey()}&query=${q}`, { headers });
+    get(`${base}/alice/planning`, { headers });
   }
   get(`${data('json')}?key=${nextKey()}&query=${q}&callback=show.rows`);
   get(`${data('json')}?key=${nextKey()}&query=${q}&callback=${encodeURIComponent('alert(1)')}`);
@@ -127,7 +140,7 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
 
   const logs = server.logs();
   const lines = logs.trim().split('\n');
-  assert.ok(lines.filter((l) => l.includes('"incoming request"')).length > 100, 'the requests were logged');
+  assert.ok(lines.filter((l) => l.includes('"msg":"request"')).length > 100, 'the requests were logged');
   assert.match(logs, /key=\[redacted\]/);
   assert.match(logs, /"code":"SIPHON_ERR_HEADERS_TOO_LARGE"/, 'the refusals were logged');
   for (const secret of secrets) {
@@ -135,5 +148,51 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
       const line = lines.find((l) => l.includes(form));
       assert.equal(line, undefined, `a key (or its hash) was logged: ${line?.slice(0, 300)}`);
     }
+  }
+});
+
+test('the pretty form logs no key either, and is not JSON', async () => {
+  const pretty = await startServer({ logFormat: 'pretty', trustProxy: true, rateLimitPerMinute: 2 });
+  try {
+    const keys: string[] = [];
+    const key = async () => {
+      keys.push(await pretty.catalog.createKey('alice'));
+      return keys.at(-1)!;
+    };
+    keys.push((await pretty.catalog.addUser('alice')).key);
+    await pretty.catalog.addScraper('alice/planning', makeDb(pretty.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
+    const data = `${pretty.base}/alice/planning/data.json`;
+    const calls: Promise<Response>[] = [];
+    const fresh: string[] = [];
+    for (let i = 0; i < 40; i += 1) fresh.push(await key());
+    const next = () => fresh.pop()!;
+    for (const headers of keyedHeaders(next)) calls.push(fetch(`${data}?key=${next()}&query=${q}`, { headers }));
+    for (const name of ['key', '%6Bey', 'api_key', 'token']) calls.push(fetch(`${data}?${name}=${next()}&query=${q}`));
+    calls.push(fetch(`${data}?key=${next()}&query=${encodeURIComponent('select nonsense(')}`));
+    calls.push(fetch(`${pretty.base}/alice/${next()}/data.json?query=${q}`));
+    const greedyKey = next();
+    for (let i = 0; i < 4; i += 1) calls.push(fetch(`${data}?key=${greedyKey}&query=${q}`));
+    const statuses = await Promise.all(calls.map(async (c) => {
+      const res = await c;
+      await res.arrayBuffer();
+      return res.status;
+    }));
+    assert.ok(statuses.includes(429) && statuses.includes(400) && statuses.includes(200), String(statuses));
+    await rawExchange(Number(new URL(pretty.base).port), `GET /alice/planning/data.json?key=${next()} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`, { timeoutMs: 5000 });
+
+    const logs = pretty.logs();
+    const lines = logs.trimEnd().split('\n');
+    for (const line of lines) assert.match(line, /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (INFO |WARN |ERROR) |    )/, line);
+    assert.ok(lines.filter((l) => / request reqId=/.test(l)).length >= statuses.length, 'the requests were logged');
+    assert.match(logs, / status=429 .*code=SIPHON_ERR_RATE_LIMITED/);
+    assert.match(logs, /code=SIPHON_ERR_MALFORMED_REQUEST/);
+    for (const secret of keys) {
+      for (const form of [secret, secret.slice(4), encodeAll(secret), hashKey(secret)]) {
+        const line = lines.find((l) => l.includes(form));
+        assert.equal(line, undefined, `a key (or its hash) was logged: ${line?.slice(0, 300)}`);
+      }
+    }
+  } finally {
+    await pretty.close();
   }
 });

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { errors } from '../src/errors.js';
 import { makeDb } from './helpers/fixture-db.js';
+import { publishRefusals } from './helpers/log-lines.js';
 import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { putBody, readVersion, versionDb } from './helpers/upload.js';
 
@@ -164,8 +165,7 @@ describe('other keys and the preflight', () => {
 });
 
 describe('publishing', () => {
-  const refusals = () => server.logs().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; code: string })
-    .filter((l) => l.msg === 'publish refused').map((l) => l.code);
+  const refusals = () => publishRefusals(server.logs()).map((l) => l.code);
 
   test('an origin key cannot publish, from its origin (read-only) or from elsewhere (origin), and nothing changes', async () => {
     const before = await readVersion(server.base, 'alice/plants', plainKey);

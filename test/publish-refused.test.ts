@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listFiles, waitFor } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
+import { publishRefusals } from './helpers/log-lines.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import {
   publishUrl, putBody, putChunked, putHeadersOnly, putPartly, putUntilAnswered, readVersion, versionDb, type RawAnswer,
@@ -37,8 +38,7 @@ async function state(): Promise<unknown> {
 
 /** The refusals logged so far, in order. */
 function refusals(): { code: string; status: number }[] {
-  return server.logs().trim().split('\n').map((l) => JSON.parse(l) as { msg: string; code: string; status: number })
-    .filter((l) => l.msg === 'publish refused').map(({ code, status }) => ({ code, status }));
+  return publishRefusals(server.logs());
 }
 
 async function answer(res: Response): Promise<RawAnswer> {

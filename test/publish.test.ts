@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { addUser, freePort, listFiles, runCli, runCliOk, startServe } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { requestRecords } from './helpers/log-lines.js';
 import { assertReadsWholeDuringPublishes } from './helpers/read-during-publish.js';
 import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { publishUrl, putBody, putChunked, readVersion, versionDb as version } from './helpers/upload.js';
@@ -131,10 +132,10 @@ test('a publish is not a download; it is logged with the scraper, account and ve
   assert.equal(refused.status, 400);
   assert.equal((await writtenDownloads(server)).length, downloads);
 
-  const lines = server.logs().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  const published = lines.filter((l) => l.msg === 'data published' && l.scraper === 'alice/plants');
-  assert.deepEqual(published.map((l) => [l.account, l.version]), [['alice', 2], ['alice', 3]]);
-  assert.ok(lines.some((l) => l.msg === 'publish refused' && l.code === 'SIPHON_ERR_DATA_INVALID'));
+  const lines = requestRecords(server.logs()).filter((l) => l.method === 'PUT');
+  const published = lines.filter((l) => l.status === 200 && l.scraper === 'alice/plants');
+  assert.deepEqual(published.map((l) => [typeof l.keyId, l.version]), [['number', 2], ['number', 3]]);
+  assert.ok(lines.some((l) => l.scraper === 'alice/plants' && l.code === 'SIPHON_ERR_DATA_INVALID'));
   for (const key of [aliceKey, bobKey]) assert.ok(!server.logs().includes(key), 'a key was logged');
   assert.ok(server.logs().includes('data.sqlite?key=[redacted]'));
 });

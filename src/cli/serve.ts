@@ -5,30 +5,40 @@ import { Catalog } from '../scrapers/catalog.js';
 import { startService } from '../service.js';
 import type { Store } from '../store/types.js';
 
-/** Runs the service until SIGTERM or SIGINT, then finishes the requests in flight and stops. */
+/**
+ * Runs the service until SIGTERM or SIGINT, then finishes the requests in flight, writes what the
+ * log still holds, and stops. What it says at start (where it serves, its pages, the demo key) is
+ * log records like the rest, written at every level but `silent`.
+ */
 export async function serve(config: Config, store: Store, opts: { demo: boolean }): Promise<void> {
   await mkdir(config.dataDir, { recursive: true });
   const demo = opts.demo ? await ensureDemo(store, new Catalog(store, config.dataDir), config.dataDir) : undefined;
   const service = await startService(config, store);
-  const base = service.base;
-  process.stdout.write(`Siphon is serving ${config.dataDir} at ${base}\n`);
-  process.stdout.write(`Web pages: ${base}/ (the public scrapers), ${base}/docs (the API documentation)\n`);
+  const { base, log } = service;
+  const startup = config.logLevel === 'silent' ? log.logger : log.logger.child({}, { level: 'info' });
+  startup.info({
+    url: base, dataDir: config.dataDir, home: `${base}/`, docs: `${base}/docs`,
+    api: `${base}/{owner}/{scraper}/data.{format}?key={key}&query={sql}`, metrics: service.metricsUrl,
+  }, `Siphon is serving ${config.dataDir} at ${base}`);
   if (demo) {
     if (demo.replacedWritable) {
-      process.stdout.write('\nThe demo key kept by an earlier version could publish data: it is revoked, and replaced by the read-only key below.\n');
+      startup.warn('The demo key kept by an earlier version could publish data: it is revoked, and replaced by the read-only key below.');
     }
-    process.stdout.write(
-      `\nDemo scraper: ${base}/${demoScraper} (its page; ${base}/${demoScraper}.json, its information)\nDemo key (read-only, for trying Siphon locally): ${demo.key}\n` +
-      `Try:\n  curl '${base}/${demoScraper}/data.json?key=${demo.key}&query=select+title%2C+date+from+%22data%22+limit+3'\n\n`,
-    );
+    // The one key ever logged, on purpose: it can only read the demo's public data, and it is how a newcomer tries the API.
+    startup.info({
+      page: `${base}/${demoScraper}`, demoKey: demo.key,
+      curl: `curl '${base}/${demoScraper}/data.json?key=${demo.key}&query=select+title%2C+date+from+%22data%22+limit+3'`,
+    }, 'Demo scraper and its read-only key, for trying Siphon locally');
   }
 
   await new Promise<void>((resolve) => {
     const stop = async (signal: string) => {
       process.off('SIGTERM', stop).off('SIGINT', stop);
-      service.app.log.info({ signal }, 'stopping: finishing requests in flight');
+      log.logger.info({ signal }, 'stopping: finishing requests in flight');
       await service.close();
       await store.close();
+      log.logger.info('stopped');
+      await log.flush();
       resolve();
     };
     process.once('SIGTERM', stop).once('SIGINT', stop);

@@ -23,6 +23,8 @@ export interface Setting<K extends keyof Config = keyof Config> {
   fallbackEnv?: readonly string[];
   /** The default as documented, when it depends on the machine or is not a value. */
   defaultDoc?: string;
+  /** A secret: an invalid value is not repeated in the error (`show` hides it too). */
+  secret?: true;
   parse(text: string): Config[K];
   show(value: Config[K]): string;
 }
@@ -83,6 +85,27 @@ function publicBaseUrl(text: string): string | undefined {
   return ok ? url.href.replace(/\/+$/, '') : undefined;
 }
 
+/** A port from 0 (a free one) to 65535, or Refused. */
+function parsePort(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new Refused('a port number from 0 to 65535');
+  return n;
+}
+
+/** proxy-addr's names for the loopback, link-local and private ranges (IPv4 and IPv6). */
+const proxyRangeNames = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IP address, an address/prefix-length or address/netmask range, or one of proxy-addr's names. */
+function isProxyAddress(text: string): boolean {
+  if (proxyRangeNames.includes(text)) return true;
+  const [address, range, ...rest] = text.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  const bits = Number(range);
+  return (/^\d+$/.test(range) && bits <= (family === 4 ? 32 : 128)) || isIP(range) === family;
+}
+
 /** pino's levels. */
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -100,11 +123,7 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   port: {
     key: 'port', flag: 'port', metavar: 'N', unit: 'port', fallbackEnv: ['PORT'],
     doc: 'the port to listen on (0 picks a free one, which the banner tells)',
-    parse(text) {
-      const n = Number(text);
-      if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65535) throw new Refused('a port number from 0 to 65535');
-      return n;
-    },
+    parse: parsePort,
     show: String,
   },
   host: textSetting('host', 'host', 'ADDR', 'address', 'the address to listen on (0.0.0.0 or :: for every interface)',
@@ -119,8 +138,45 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     },
     show: (value) => value ?? 'none',
   },
+  trustProxy: {
+    key: 'trustProxy', flag: 'trust-proxy', metavar: 'PROXIES', unit: 'addresses',
+    doc: 'the proxies whose X-Forwarded-For gives the client address: addresses, CIDR ranges, loopback, linklocal, uniquelocal (comma-separated), true for any, false for none',
+    parse(text) {
+      if (text === 'true' || text === 'false') return text === 'true';
+      const items = text.split(',').map((item) => item.trim());
+      if (!items.every(isProxyAddress)) {
+        throw new Refused('true, false, or addresses and ranges separated by commas, such as 127.0.0.1,10.0.0.0/8 or loopback');
+      }
+      return items.join(',');
+    },
+    show: String,
+  },
   logLevel: textSetting('logLevel', 'log-level', 'LEVEL', 'level', `the least severe log lines written (${logLevels.join(', ')})`,
     (text) => logLevels.includes(text), `one of ${logLevels.join(', ')}`),
+  logFormat: {
+    key: 'logFormat', flag: 'log-format', metavar: 'FORMAT', unit: 'json or pretty',
+    doc: 'json: one JSON object a line; pretty: the same records as readable lines',
+    parse(text) {
+      if (text !== 'json' && text !== 'pretty') throw new Refused('json or pretty');
+      return text;
+    },
+    show: String,
+  },
+  metricsPort: {
+    key: 'metricsPort', flag: 'metrics-port', metavar: 'N', unit: 'port', defaultDoc: 'none',
+    doc: 'serve /metrics on this port of --host, a listener of its own (0 picks a free one, which the banner tells)',
+    parse: parsePort,
+    show: (value) => (value === undefined ? 'none' : String(value)),
+  },
+  metricsToken: {
+    key: 'metricsToken', flag: 'metrics-token', metavar: 'TOKEN', unit: 'secret', defaultDoc: 'none', secret: true,
+    doc: '/metrics asks for Authorization: Bearer TOKEN; without --metrics-port, /metrics is then on the public port',
+    parse(text) {
+      if (!/^[\x21-\x7e]{16,200}$/.test(text)) throw new Refused('16 to 200 visible ASCII characters, no spaces');
+      return text;
+    },
+    show: (value) => (value === undefined ? 'none' : '[hidden]'),
+  },
   queryTimeoutMs: numberSetting('queryTimeoutMs', 'query-timeout', 'seconds', 'time one query may hold its query process', { factor: 1000 }),
   maxResponseMs: numberSetting('maxResponseMs', 'max-response-seconds', 'seconds', 'lifetime of one response from its first byte', { factor: 1000 }),
   clientIdleTimeoutMs: numberSetting('clientIdleTimeoutMs', 'client-idle-timeout', 'seconds',
@@ -166,7 +222,7 @@ export type Source = 'flag' | 'env' | 'default';
 export class SettingInvalid extends Error {
   constructor(setting: Setting, from: string, text: string, must: string) {
     const also = from.startsWith('--') ? `$${envName(setting)}` : `--${setting.flag} ${setting.metavar}`;
-    super(`${from} must be ${must}, not ${JSON.stringify(text)} (the setting ${setting.flag}, also ${also})`);
+    super(`${from} must be ${must}, not ${setting.secret ? 'the value given' : JSON.stringify(text)} (the setting ${setting.flag}, also ${also})`);
     this.name = 'SettingInvalid';
   }
 }

@@ -50,8 +50,15 @@ export class DownloadRecorder {
   private lastError: unknown;
   private retryMs = 0;
   private closing = false;
+  /** Downloads written since the service started. */
+  private written = 0;
 
   constructor(private readonly store: Pick<Store, 'recordDownloads'>, private readonly options: RecorderOptions) {}
+
+  /** Downloads written so far, and waiting to be: for the metrics. */
+  counts(): { written: number; pending: number } {
+    return { written: this.written, pending: this.pending.length };
+  }
 
   /** Throws the 503 to answer when the queue is full. Called before serving anything. */
   assertAccepting(): void {
@@ -133,6 +140,7 @@ export class DownloadRecorder {
       return false;
     }
     this.pending.splice(0, batch.length);
+    this.written += batch.length;
     this.pendingQueryChars -= batch.reduce((n, d) => n + (d.query?.length ?? 0), 0);
     if (this.lastError) this.options.log.info({ pending: this.pending.length }, 'downloads are recorded again');
     this.lastError = undefined;

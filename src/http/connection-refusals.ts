@@ -1,4 +1,4 @@
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, type SiphonError } from '../errors.js';
 import { corsHeaders } from './cors.js';
@@ -13,22 +13,23 @@ import { errorBody, errorContentType, errorHeaders } from './send-error.js';
 const lingerMs = 2000;
 
 /** A complete HTTP/1.1 response in Siphon's shape, written to a socket no reply object stands for. */
-function rawErrorResponse(error: SiphonError): string {
+function rawErrorResponse(error: SiphonError, id: string): string {
   const body = errorBody(error);
   const headers = {
     ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': String(Buffer.byteLength(body)), connection: 'close',
+    'x-request-id': id,
   };
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${lines}\r\n${body}`;
 }
 
 /** Answers with `error` and closes, reading what still comes for a moment (see lingerMs). */
-function answerAndClose(socket: Duplex, error: SiphonError): void {
+function answerAndClose(socket: Duplex, error: SiphonError, id: string): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(rawErrorResponse(error));
+  socket.end(rawErrorResponse(error, id));
   socket.resume();
   const linger = setTimeout(() => socket.destroy(), lingerMs);
   linger.unref();
@@ -48,8 +49,11 @@ export interface RefusalOptions {
   headersTimeoutMs: number;
   /** The answer for a method that no route of this URL takes (404 or 405 with Allow). */
   refusalFor: (method: string, url: string) => SiphonError;
-  /** Logs a refusal; never given the parser's error, whose raw packet holds the request's bytes (a key among them). */
-  log: (details: { code: string; status: number; parserCode?: string }, message: string) => void;
+  /**
+   * Logs a refusal, with the request's headers when they could be read, and returns its request id.
+   * Never given the parser's error, whose raw packet holds the request's bytes (a key among them).
+   */
+  refused: (headers: IncomingHttpHeaders | undefined, details: { code: string; status: number; parserCode?: string }) => string;
 }
 
 /**
@@ -78,15 +82,16 @@ export class ConnectionRefusals {
     });
     // Without a listener Node destroys a CONNECT's socket unanswered.
     server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-      this.answer(socket, this.options.refusalFor('CONNECT', req.url ?? ''));
+      this.answer(socket, this.options.refusalFor('CONNECT', req.url ?? ''), req.headers);
     });
     // Without a listener Node answers 417 with an empty body.
-    server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
       const error = errors.expectationFailed();
-      this.options.log({ code: error.code, status: error.status }, 'request refused');
+      const id = this.options.refused(req.headers, { code: error.code, status: error.status });
       const body = errorBody(error);
       res.writeHead(error.status, {
         ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), connection: 'close',
+        'x-request-id': id,
       }).end(body);
     });
   }
@@ -113,7 +118,7 @@ export class ConnectionRefusals {
     const current = this.inFlight.get(socket);
     const error = this.errorFor(err.code, current !== undefined && !current.req.complete);
     if (!current) {
-      this.answer(socket, error, err.code);
+      this.answer(socket, error, undefined, err.code);
       return;
     }
     if (!current.req.complete) {
@@ -125,13 +130,12 @@ export class ConnectionRefusals {
       });
     } else {
       // A request sent behind one still being answered: its answer follows that one's.
-      afterResponse(current.res, () => this.answer(socket, error, err.code));
+      afterResponse(current.res, () => this.answer(socket, error, undefined, err.code));
     }
   };
 
-  private answer(socket: Duplex, error: SiphonError, parserCode?: string): void {
-    this.options.log({ code: error.code, status: error.status, parserCode }, 'request refused');
-    answerAndClose(socket, error);
+  private answer(socket: Duplex, error: SiphonError, headers?: IncomingHttpHeaders, parserCode?: string): void {
+    answerAndClose(socket, error, this.options.refused(headers, { code: error.code, status: error.status, parserCode }));
   }
 
   /** `inBody`: the error is in the body of the request being answered. */

@@ -3,18 +3,22 @@ import { errorForQuery, errors, QueryFailed, SiphonError } from '../errors.js';
 import { jsonpContentType } from '../formats/index.js';
 import { jsonString } from '../formats/values.js';
 import { corsHeaders } from './cors.js';
+import { noteRequest } from './request-log.js';
 
-/** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
+/**
+ * Any thrown value as the error the client sees: ours as they are, anything else as a 500. A fault
+ * of ours (a 5xx) goes with the request's line, which is then logged at error level with its stack.
+ */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
   if (err instanceof QueryFailed) {
-    if (err.failure.kind === 'internal') reply.log.error({ err }, 'query process failed');
+    if (err.failure.kind === 'internal') noteRequest(reply.request, { err });
     return errorForQuery(err.failure);
   }
   if (err instanceof SiphonError) {
-    if (err.status >= 500) reply.log.error({ err, cause: err.cause }, err.message);
+    if (err.status >= 500) noteRequest(reply.request, { err: err.cause ?? err });
     return err;
   }
-  reply.log.error({ err }, 'unexpected error');
+  noteRequest(reply.request, { err });
   return errors.internal();
 }
 
@@ -45,6 +49,7 @@ export function errorBody(error: SiphonError): string {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
+  noteRequest(reply.request, { status: error.status, code: error.code });
   // CORS too, so a page calling the API with fetch() can read why its call failed. A key limited to
   // some origins has named the caller's already (key-origin.ts): that stays.
   if (!reply.hasHeader('access-control-allow-origin')) void reply.headers(corsHeaders);

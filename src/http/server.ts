@@ -1,8 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { DownloadRecorder } from '../downloads/recorder.js';
 import { errors } from '../errors.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { TablePreviews } from '../previews/table-previews.js';
 import type { Store } from '../store/types.js';
@@ -10,12 +11,13 @@ import { ConnectionRefusals } from './connection-refusals.js';
 import { corsPreflightRoutes } from './cors.js';
 import { fromFramework, refusalFor } from './framework-errors.js';
 import { parseParams } from './query-string.js';
-import { redactUrl } from './redact.js';
+import { logRefusedConnection, requestId, trackRequest, type LineSink } from './request-log.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { checkRequestHead } from './request-head.js';
 import { assetRoutes } from './routes/assets.js';
 import { dataRoutes } from './routes/data.js';
 import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { pageRoutes } from './routes/pages.js';
 import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
@@ -31,35 +33,32 @@ export interface ServerDeps {
   /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
   stopping: AbortSignal;
   recorder: DownloadRecorder;
-  /** Where logs go; defaults to stdout. Tests pass a stream to read what was logged. */
-  logStream?: NodeJS.WritableStream;
+  logger: FastifyBaseLogger;
+  /** Counts every request; none when the metrics are off. */
+  metrics?: Metrics;
 }
 
 /**
  * Builds the HTTP service without listening, so tests can inject requests or listen on any port.
- * Keys are removed from every logged URL, and no header that can carry a key is logged. Whatever
+ * Each request is logged in one line (request-log.ts), with its id, which every response carries
+ * in `X-Request-Id`; keys are removed from every logged URL, and no header is logged. Whatever
  * is refused, by Node's HTTP parser, Fastify or a route, is answered in Siphon's one shape.
  */
 export function buildServer(deps: ServerDeps): FastifyInstance {
-  const { config } = deps;
+  const { config, metrics } = deps;
   const limits = requestLimits(config.maxQueryChars);
-  const logger: FastifyServerOptions['logger'] = {
-    level: config.logLevel,
-    ...(deps.logStream ? { stream: deps.logStream } : {}),
-    serializers: {
-      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
-      // What went wrong, and where: not the other fields an error can carry, which can be the
-      // request it failed on (a URL's `input`, a parser error's raw packet) with a key in it.
-      err: (err: Error & { code?: unknown }) => ({ type: err.name, message: err.message, code: err.code, stack: err.stack ?? '' }),
-    },
-  };
+  const sink: LineSink = metrics?.requestDone ?? (() => {});
   const refusals = new ConnectionRefusals({
     maxHeadBytes: limits.maxHeadBytes, maxHeaderFieldBytes: limits.maxHeaderFieldBytes, headersTimeoutMs: config.clientIdleTimeoutMs,
     refusalFor: (method, url) => refusalFor(app, method, url),
-    log: (details, message) => app.log.info(details, message),
+    refused: (headers, details) => logRefusedConnection(app.log, sink, headers, details),
   });
   const app: FastifyInstance = Fastify({
-    logger,
+    loggerInstance: deps.logger,
+    // One line per request, written by request-log.ts once its outcome is known, instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => requestId(req.headers),
+    trustProxy: config.trustProxy,
     // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
     return503OnClosing: false,
     http: {
@@ -72,7 +71,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
     routerOptions: { maxParamLength: maxPathSegmentChars, querystringParser: parseParams },
     clientErrorHandler: refusals.onClientError,
-    frameworkErrors: (err, _request, reply) => { sendError(reply, fromFramework(err, limits)); },
+    frameworkErrors: (err, request, reply) => {
+      trackRequest(request, reply, sink);
+      sendError(reply, fromFramework(err, limits));
+    },
   });
   app.server.headersTimeout = config.clientIdleTimeoutMs;
   refusals.attach(app.server);
@@ -84,6 +86,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   let closing = false;
   app.addHook('preClose', async () => { closing = true; });
   app.addHook('onRequest', async (request, reply) => {
+    trackRequest(request, reply, sink);
     if (closing) {
       sendError(reply.header('connection', 'close'), errors.unavailable());
       return reply;
@@ -108,5 +111,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   corsPreflightRoutes(app);
   pageRoutes(app, deps);
   assetRoutes(app);
+  // With a port of their own, the metrics are not on this one (metrics-server.ts).
+  if (metrics && config.metricsToken !== undefined && config.metricsPort === undefined) {
+    metricsRoutes(app, { metrics, token: config.metricsToken });
+  }
   return app;
 }

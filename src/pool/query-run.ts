@@ -43,6 +43,8 @@ function failureFrom(p: ErrorPayload): QueryFailure {
 export class QueryRun extends Readable implements QueueItem {
   /** Rows sent, once the query has completed. */
   rows: number | null = null;
+  /** When it was queued, got a process and let it go (performance.now()), and how it ended: for the metrics. */
+  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string } = { queuedAt: performance.now() };
   private process: QueryProcess | null = null;
   private readonly spool: Spool;
   private remainingMs: number;
@@ -67,6 +69,7 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   start(process: QueryProcess): void {
+    this.times.startedAt = performance.now();
     this.process = process;
     process.onFrame = (frame) => this.onFrame(frame);
     process.run(this.job);
@@ -109,6 +112,7 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    this.ended(err instanceof QueryFailed ? err.failure.kind : 'cancelled');
     this.stopTimers();
     this.host.unqueue(this);
     const process = this.process;
@@ -134,14 +138,25 @@ export class QueryRun extends Readable implements QueueItem {
         break;
       case FrameType.end:
         this.rows = (JSON.parse(frame.payload.toString()) as EndPayload).rows;
+        this.ended('ok');
         this.done();
         this.spool.end();
         break;
-      case FrameType.error:
+      case FrameType.error: {
+        const failure = failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload);
+        this.ended(failure.kind);
         this.done();
-        this.destroy(new QueryFailed(failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload)));
+        this.destroy(new QueryFailed(failure));
         break;
+      }
     }
+  }
+
+  /** The first end said is the one: a run destroyed after its process finished has already ended. */
+  private ended(outcome: string): void {
+    if (this.times.outcome !== undefined) return;
+    this.times.endedAt = performance.now();
+    this.times.outcome = outcome;
   }
 
   /** The process is done with this query and can take another. */

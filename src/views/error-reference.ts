@@ -30,6 +30,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   keyInvalid: { example: [], area: 'query', when: 'the key is empty or unknown' },
   keyRevoked: { example: [], area: 'query', when: 'the key was revoked' },
   keyOrigin: { example: ['https://elsewhere.example'], area: 'query', when: 'a key made with `--origin`, used from a page of another origin, or by a request with neither an `Origin` nor a `Referer` header (see [Keys for web pages](#keys-for-web-pages))' },
+  metricsToken: { example: [], area: 'manage', when: '`/metrics` on the public port without the metrics token (`--metrics-token`) in `Authorization: Bearer`' },
   keyReadOnly: { example: [], area: 'manage', when: 'a publish with a key created read-only' },
   forbidden: { example: ['alice/planning'], area: 'manage', when: "a publish with a key of another account than the scraper's owner" },
   scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: 'no such scraper, or it is private (same answer: existence is not revealed)' },

@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { allSettings, envName } from '../../src/config/settings.js';
+import { logRecords } from './log-lines.js';
 import { siphonBin } from './paths.js';
 
 export interface CliResult {
@@ -75,7 +76,7 @@ export function freePort(): Promise<number> {
 
 export interface ServeProcess {
   child: ChildProcess;
-  /** http://host:port as printed in the banner. */
+  /** http://host:port as the start-up record says. */
   base: string;
   port: number;
   banner: string;
@@ -85,7 +86,13 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-const bannerPattern = /^Siphon is serving (.+) at (http:\/\/\S+)$/m;
+/** The start-up record saying where the service is, in either log format: its message and the URL. */
+function findBanner(stdout: string): { message: string; base: string } | undefined {
+  const pretty = /^\S+ INFO +(Siphon is serving \S+ at (http:\/\/\S+)) /m.exec(stdout);
+  if (pretty) return { message: pretty[1]!, base: pretty[2]! };
+  const record = logRecords(stdout).find((r) => String(r.msg).startsWith('Siphon is serving '));
+  return record ? { message: String(record.msg), base: String(record.url) } : undefined;
+}
 
 /**
  * Starts `bin/siphon serve` as a child process and waits for its banner, which is the only
@@ -109,13 +116,13 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
       reject(new Error(`serve printed no banner in time. stdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 15_000);
     const onData = () => {
-      const m = bannerPattern.exec(stdout);
-      if (!m) return;
+      const banner = findBanner(stdout);
+      if (!banner) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
-      const base = m[2]!;
+      const { base } = banner;
       resolve({
-        child, base, port: Number(new URL(base).port), banner: m[0],
+        child, base, port: Number(new URL(base).port), banner: banner.message,
         stdout: () => stdout, stderr: () => stderr, exited,
       });
     };

@@ -19,6 +19,8 @@ export interface TestServer {
   pool: QueryPool;
   previews: TablePreviews;
   recorder: DownloadRecorder;
+  /** Where /metrics is served, when the metrics are on. */
+  metricsUrl?: string;
   /** Everything the server logged so far, one JSON line each. */
   logs(): string;
   close(): Promise<void>;
@@ -44,7 +46,7 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    dataDir, config, store, catalog, pool: service.pool, previews: service.previews, recorder: service.recorder,
+    dataDir, config, store, catalog, pool: service.pool, previews: service.previews, recorder: service.recorder, metricsUrl: service.metricsUrl,
     logs: () => logText,
     async close() {
       await service.close();

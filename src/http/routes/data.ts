@@ -20,6 +20,7 @@ import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
 import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
+import { loggedWhenDone, noteRequest, type QueryTiming } from '../request-log.js';
 import type { Params } from '../query-string.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
@@ -32,6 +33,13 @@ interface DataRoute {
 
 /** Status recorded for a response cut short after it started: nginx's "client closed request". */
 const clientClosedStatus = 499;
+
+/** How long a query waited and ran, once it has ended. */
+function queryTiming(run: QueryRun): QueryTiming | undefined {
+  const { queuedAt, startedAt, endedAt, outcome } = run.times;
+  if (endedAt === undefined || outcome === undefined) return undefined;
+  return { waitMs: (startedAt ?? endedAt) - queuedAt, runMs: startedAt === undefined ? undefined : endedAt - startedAt, outcome };
+}
 
 function responseHeaders(format: Format, scraper: Scraper, callback: string | undefined, fileSize?: number): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
@@ -113,6 +121,7 @@ export function dataRoutes(
     let cors: OutgoingHttpHeaders;
     try {
       key = await authenticate(request.headers, singleParam(query.key), store);
+      noteRequest(request, { keyId: key.id });
       cors = keyCorsHeaders(key, request.headers);
       void reply.headers(cors); // on every answer from here on, errors too
       scraper = await findPublicScraper(store, owner, scraperName);
@@ -156,24 +165,26 @@ export function dataRoutes(
       bytes = outcome.bytes;
       rows = run?.rows ?? null;
       if (outcome.kind === 'cut') {
-        status = outcome.error ? asSiphonError(outcome.error, reply).status : clientClosedStatus;
-        request.log.warn({ reason: outcome.reason, err: outcome.error }, 'response cut short after it started');
+        const error = outcome.error ? asSiphonError(outcome.error, reply) : outcome.reason === 'client-gone' ? errors.clientClosed() : undefined;
+        status = error?.status ?? clientClosedStatus;
+        noteRequest(request, { cut: outcome.reason, code: error?.code });
       }
     } catch (err) {
       const error: SiphonError = sendError(reply, err, callback);
       status = error.status;
     } finally {
+      const download = format ? downloadName(format, callback) : formatName;
       recorder.record({
         scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
-        format: format ? downloadName(format, callback) : formatName, query: sql, status, rows, bytes,
-        durationMs: performance.now() - startedAt,
+        format: download, query: sql, status, rows, bytes, durationMs: performance.now() - startedAt,
       });
+      noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
     }
   }
 
   for (const method of ['GET', 'POST'] as const) {
-    app.route<DataRoute>({ method, url: '/:owner/:scraper/data.:format', handler: handle });
+    app.route<DataRoute>({ method, url: '/:owner/:scraper/data.:format', handler: loggedWhenDone(handle) });
     // Without an extension: answered as an unknown format, with the list of formats there are.
-    app.route<DataRoute>({ method, url: '/:owner/:scraper/data', handler: handle });
+    app.route<DataRoute>({ method, url: '/:owner/:scraper/data', handler: loggedWhenDone(handle) });
   }
 }

@@ -9,6 +9,7 @@ import { withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
 import { whileClientWaits } from '../client-waits.js';
+import { loggedWhenDone, noteRequest } from '../request-log.js';
 import { sendError } from '../send-error.js';
 import { singleParam } from './params.js';
 
@@ -60,11 +61,11 @@ export function publishRoutes(
   const catalog = new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
-    const startedAt = performance.now();
     const fullName = `${request.params.owner}/${request.params.scraper}`;
     const client = whileClientWaits(reply);
     try {
       const key = await authenticate(request.headers, singleParam(request.query.key), store);
+      noteRequest(request, { keyId: key.id, scraper: fullName });
       const scraper = await findPublishable(store, key, request.params.owner, request.params.scraper);
       checkContentType(request.headers);
       if (Number(request.headers['content-length'] ?? 0) > config.maxPublishBytes) {
@@ -79,10 +80,7 @@ export function publishRoutes(
         AbortSignal.any([stopping, bodyFailure(request)]));
       // Without this, a key that only publishes would be listed as never used, and look safe to revoke.
       await store.recordKeyUse(key.id, new Date().toISOString());
-      request.log.info({
-        scraper: `${published.owner.name}/${published.name}`, account: key.account.name, keyId: key.id,
-        version: published.data.version, bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
-      }, 'data published');
+      noteRequest(request, { scraper: `${published.owner.name}/${published.name}`, version: published.data.version, bytes: published.data.sizeBytes });
       void reply.header('cache-control', 'no-store').send({
         owner: published.owner.name,
         name: published.name,
@@ -94,8 +92,7 @@ export function publishRoutes(
     } catch (err) {
       // A body left unread is not read just to be thrown away: the connection is closed instead.
       if (!request.raw.complete) reply.header('connection', 'close');
-      const error = sendError(reply, err);
-      request.log.info({ scraper: fullName, status: error.status, code: error.code }, 'publish refused');
+      sendError(reply, err);
     } finally {
       client.done();
     }
@@ -103,5 +100,5 @@ export function publishRoutes(
 
   // The body is the database file: the request stream (Fastify's parsers are off, see server.ts),
   // never buffered; the handler checks type and size.
-  app.put<PublishRoute>('/:owner/:scraper/data.sqlite', handle);
+  app.put<PublishRoute>('/:owner/:scraper/data.sqlite', loggedWhenDone(handle));
 }

@@ -1,0 +1,155 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { isIP } from 'node:net';
+import { redactUrl } from './redact.js';
+
+/** What a route learnt about its request, for its log line and the metrics. */
+export interface RequestFacts {
+  /** The status answered: a JSONP error's is the one in its body; a response cut short, 499 or its error's. */
+  status?: number;
+  /** The `SIPHON_ERR_*` code of a refused request. */
+  code?: string;
+  /** The key's id (never the key). */
+  keyId?: number;
+  /** A data call's format, rows and bytes (before compression). */
+  format?: string;
+  rows?: number | null;
+  bytes?: number;
+  /** Why a response was cut short after it started. */
+  cut?: string;
+  /** How long the query waited for a query process and held one, and how it ended. */
+  query?: QueryTiming;
+  /** A publish's scraper and the data version it made. */
+  scraper?: string;
+  version?: number;
+  /** A fault of ours: the line is logged at error level, with it. */
+  err?: unknown;
+}
+
+export interface QueryTiming {
+  waitMs: number;
+  /** Undefined for a query that never got a process. */
+  runMs?: number;
+  outcome: string;
+}
+
+/** One request as logged: one line, and what the metrics count. */
+export interface RequestLine extends Omit<RequestFacts, 'err' | 'query' | 'status'> {
+  /** Not logged for a request refused before it could be read. */
+  method?: string;
+  url?: string;
+  /** The route's pattern (`/:owner/:scraper/data.:format`); null when none took it. */
+  route: string | null;
+  status: number;
+  ip?: string;
+  durationMs: number;
+  queueMs?: number;
+  queryMs?: number;
+  /** Node's parser's code, for a request it refused. */
+  parserCode?: string;
+}
+
+export type LineSink = (line: RequestLine, query: QueryTiming | undefined) => void;
+
+interface Entry {
+  request: FastifyRequest;
+  facts: RequestFacts;
+  startedAt: number;
+  reply: FastifyReply;
+  sink: LineSink;
+  /** The route's handler still runs, and the line waits for its facts. */
+  held: boolean;
+  ended: boolean;
+  written: boolean;
+}
+
+const entries = new WeakMap<object, Entry>();
+
+/** An incoming `X-Request-Id` taken as it is: short, plain, and not something that could be a key. */
+const wellFormedId = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The request's id: the client's or proxy's `X-Request-Id` when well formed, else a new UUID. */
+export function requestId(headers: IncomingHttpHeaders): string {
+  const sent = headers['x-request-id'];
+  return typeof sent === 'string' && wellFormedId.test(sent) && !/sph_/i.test(sent) ? sent : randomUUID();
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** The client's address; one that X-Forwarded-For made up (anything but an address) is not logged as sent. */
+const loggedIp = (ip: string | undefined) => (ip === undefined || isIP(ip) ? ip : '[not an IP address]');
+
+/** Adds what a route learnt to its request's line. */
+export function noteRequest(request: object, facts: RequestFacts): void {
+  const entry = entries.get(request);
+  if (entry) Object.assign(entry.facts, facts);
+}
+
+/**
+ * The route's handler as one whose request line is written once it has finished as well as its
+ * response: a streamed response can end before the handler has counted its rows.
+ */
+export function loggedWhenDone<R extends object>(handler: (request: R, reply: FastifyReply) => Promise<void>) {
+  return async (request: R, reply: FastifyReply): Promise<void> => {
+    const entry = entries.get(request);
+    if (entry) entry.held = true;
+    try {
+      await handler(request, reply);
+    } finally {
+      if (entry) {
+        entry.held = false;
+        if (entry.ended) write(entry);
+      }
+    }
+  };
+}
+
+/**
+ * Starts a request's line: `X-Request-Id` goes on its response (on the raw response, so that
+ * responses written raw carry it too), and the line is written once the response has ended, by
+ * finishing or by its connection closing. Called first of all for each request; again is harmless.
+ */
+export function trackRequest(request: FastifyRequest, reply: FastifyReply, sink: LineSink): void {
+  if (entries.has(request)) return;
+  reply.raw.setHeader('x-request-id', request.id);
+  const entry: Entry = { request, facts: {}, startedAt: performance.now(), reply, sink, held: false, ended: false, written: false };
+  entries.set(request, entry);
+  reply.raw.once('close', () => {
+    entry.ended = true;
+    if (!entry.held) write(entry);
+  });
+}
+
+function write(entry: Entry): void {
+  const { request } = entry;
+  if (entry.written) return;
+  entry.written = true;
+  const { err, query, status, ...facts } = entry.facts;
+  const line: RequestLine = {
+    method: request.method, url: redactUrl(request.url), route: request.routeOptions.url ?? null,
+    status: status ?? entry.reply.statusCode, ...facts, ip: loggedIp(request.ip), durationMs: round(performance.now() - entry.startedAt),
+  };
+  if (query) {
+    line.queueMs = round(query.waitMs);
+    if (query.runMs !== undefined) line.queryMs = round(query.runMs);
+  }
+  const log = request.log;
+  if (err) log.error({ ...line, err }, 'request');
+  else if (line.cut) log.warn(line, 'request');
+  else log.info(line, 'request');
+  entry.sink(line, query);
+}
+
+/**
+ * The line of a request refused before the framework saw it (by Node's HTTP parser, say): it has
+ * no route, and what could be read of it may not be logged (its URL could hold a key). Returns its id.
+ */
+export function logRefusedConnection(log: FastifyBaseLogger, sink: LineSink, headers: IncomingHttpHeaders | undefined,
+  details: { status: number; code: string; parserCode?: string }): string {
+  const id = requestId(headers ?? {});
+  const line: RequestLine = { route: null, durationMs: 0, ...details };
+  log.info({ reqId: id, ...line }, 'request');
+  sink(line, undefined);
+  return id;
+}

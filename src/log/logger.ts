@@ -1,0 +1,50 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactUrl } from '../http/redact.js';
+import { prettyLine } from './pretty.js';
+
+/**
+ * What the log may hold of a stdout that does not keep up (a stalled pipe, a slow disk): beyond it
+ * records are dropped and counted (`siphon_log_lines_dropped_total`) rather than held without bound.
+ */
+const maxBufferedBytes = 16 * 2 ** 20;
+
+export interface Log {
+  logger: Logger;
+  /** Writes what the destination still holds; resolves once it is written (or cannot be). */
+  flush(): Promise<void>;
+  /** Records dropped because stdout did not keep up. */
+  dropped(): number;
+}
+
+/**
+ * The service's log: JSON lines (or `pretty` lines) on stdout. Records are handed to an asynchronous
+ * destination (sonic-boom, pino's own), so a request never waits for stdout: a record is buffered and
+ * written when the pipe takes it. `flush` writes what is buffered (serve calls it when stopping), and
+ * pino flushes synchronously on exit whatever ends the process. `stream`: tests read the log from
+ * one, written synchronously.
+ */
+export function createLog(options: { level: string; format: 'json' | 'pretty'; stream?: NodeJS.WritableStream }): Log {
+  let dropped = 0;
+  const boom = options.stream ? undefined : pino.destination({ dest: 1, sync: false, maxLength: maxBufferedBytes });
+  boom?.on('drop', () => { dropped += 1; });
+  const out: DestinationStream = options.stream ?? boom!;
+  const destination: DestinationStream = options.format === 'pretty' ? { write: (line) => out.write(prettyLine(line)) } : out;
+  const logger = pino({
+    level: options.level,
+    serializers: {
+      // Not logged by the request line (request-log.ts), which names its fields; kept for any other record given a request.
+      req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
+      // What went wrong, and where: not the other fields an error can carry, which can be the
+      // request it failed on (a URL's `input`, a parser error's raw packet) with a key in it.
+      err: (err: Error & { code?: unknown }) => ({ type: err.name, message: err.message, code: err.code, stack: err.stack ?? '' }),
+    },
+  }, destination);
+  return {
+    logger,
+    flush: () => new Promise((resolve) => {
+      if (!boom) resolve();
+      else boom.flush(() => resolve());
+    }),
+    dropped: () => dropped,
+  };
+}
