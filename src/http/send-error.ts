@@ -7,7 +7,7 @@ import { corsHeaders } from './cors.js';
 /** Any thrown value as the error the client sees: ours as they are, anything else as a logged 500. */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
   if (err instanceof QueryFailed) {
-    if (err.failure.kind === 'internal') reply.log.error({ err }, 'query process failed');
+    if (err.failure.kind === 'internal' || err.failure.kind === 'columns') reply.log.error({ err }, 'query process failed');
     return errorForQuery(err.failure);
   }
   if (err instanceof SiphonError) {
