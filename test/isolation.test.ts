@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { makeDb } from './helpers/fixture-db.js';
 import { addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
@@ -73,32 +71,4 @@ test('previews nobody waits for any more are stopped', async () => {
   assert.equal(await view, 'left');
   await waitFor(() => server.previews.stats().computing === 0, 5000);
   assert.equal(server.previews.stats().kept, 1, 'nothing kept for the scraper whose visitor left');
-});
-
-/** A process's scheduling policy from /proc (field 41 of its stat line): 0 is SCHED_OTHER, 3 SCHED_BATCH. */
-function schedulingPolicy(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
-}
-
-function queryProcessPids(): number[] {
-  const pids: number[] = [];
-  for (const task of readdirSync('/proc/self/task')) {
-    for (const pid of readFileSync(`/proc/self/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)) {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('child.js')) pids.push(pid);
-    }
-  }
-  return pids;
-}
-
-const chrtMissing = spawnSync('chrt', ['--version']).error !== undefined;
-test('query processes run as batch processes, so a job sent to one does not preempt the server', {
-  skip: chrtMissing && 'util-linux chrt is not installed: query processes run under the default policy',
-}, async () => {
-  const res = await fetch(url(keys[0]!, 'select 1 as one'));
-  assert.deepEqual(await res.json(), [{ one: 1 }]);
-  const pids = queryProcessPids();
-  assert.ok(pids.length >= 6, `${pids.length} query processes`);
-  for (const pid of pids) assert.equal(schedulingPolicy(pid), 3, `query process ${pid} is SCHED_BATCH`);
-  assert.equal(schedulingPolicy(process.pid), 0, 'the server keeps the default policy');
 });

@@ -38,9 +38,6 @@ export class QueryProcess {
     this.child = spawnLimited(childPath, {
       memoryMb: limits.memoryMb,
       fileMb: limits.tempMb,
-      // Sending a job wakes this process: as a batch process it waits for a core the server gives up,
-      // rather than taking the server's in the middle of a request (BENCHMARKS.md).
-      batch: true,
       env: { SQLITE_TMPDIR: limits.tempDir },
     });
     const { proc } = this.child;

@@ -10,11 +10,6 @@ export interface ProcessLimits {
    * even when nobody is left to kill it (its parent killed outright).
    */
   cpuSeconds?: number;
-  /**
-   * Scheduled as a batch process (Linux's SCHED_BATCH, set by util-linux's `chrt` where it is
-   * installed): it gets its share of the CPU as before, but never preempts the process that woke it.
-   */
-  batch?: boolean;
   env?: Record<string, string>;
 }
 
@@ -38,9 +33,7 @@ export function spawnLimited(script: string, limits: ProcessLimits): LimitedProc
   if (limits.fileMb !== undefined) ulimits.push(`ulimit -f ${Math.round(limits.fileMb * 2048)}`);
   // Soft limit only: at a hard limit the kernel sends SIGKILL, which would not say why.
   if (limits.cpuSeconds !== undefined) ulimits.push(`ulimit -S -t ${Math.ceil(limits.cpuSeconds)}`);
-  // Where chrt is missing (not Linux, a minimal image), the process runs under the default policy.
-  const exec = limits.batch ? 'if command -v chrt >/dev/null; then exec chrt --batch 0 "$0" "$@"; fi; exec "$0" "$@"' : 'exec "$0" "$@"';
-  const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} || exit 1; ${exec}`, process.execPath, script], {
+  const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} && exec "$0" "$@"`, process.execPath, script], {
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
     // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
