@@ -191,7 +191,8 @@ export function errorForQuery(failure: QueryFailure): SiphonError {
   switch (failure.kind) {
     case 'sql': return errors.sql(failure.message);
     case 'not-read': return errors.queryNotRead();
-    case 'columns': return errors.atomColumns(failure.missing);
+    // A format that needs columns answers their absence with its own error (formats/index.ts).
+    case 'columns': return errors.internal();
     case 'timeout': return errors.queryTimeout(failure.seconds);
     case 'resources': return errors.queryProcessDied();
     case 'internal': return errors.internal();

@@ -179,6 +179,21 @@ describe('every format, gzip and br', () => {
     assert.notEqual(packed.body.length, plain.body.length);
   });
 
+  test('a small uncompressed answer is sent whole with its Content-Length; a large one is chunked', async () => {
+    const small = await get(url('json', { query: thingsQuery }));
+    assert.equal(small.headers['content-length'], String(small.body.length));
+    assert.equal(small.headers['transfer-encoding'], undefined);
+    const empty = await get(url('ndjson', { query: 'select * from things where 0' }));
+    assert.deepEqual([empty.status, empty.headers['content-length'], empty.body.length], [200, '0', 0]);
+    const large = await get(url('csv', { query: 'select * from big limit 20000' }));
+    assert.ok(large.complete);
+    assert.ok(large.body.length > 1_000_000, `${large.body.length} bytes`);
+    assert.equal(large.headers['content-length'], undefined);
+    assert.equal(large.headers['transfer-encoding'], 'chunked');
+    const head = await get(url('json', { query: thingsQuery }), {}, 'HEAD');
+    assert.deepEqual([head.status, head.headers['content-length'], head.body.length], [200, undefined, 0]);
+  });
+
   test('errors are plain JSON, not compressed', async () => {
     const res = await get(url('json', { query: 'select nope from things' }), { 'accept-encoding': 'gzip, br' });
     assert.equal(res.status, 400);

@@ -1,5 +1,5 @@
 /**
- * csv on awkward values: parsed with csv-parse (independent of the csv-stringify that writes it)
+ * csv on awkward values: parsed with csv-parse (independent of the encoder that writes it)
  * and compared field by field with what SQLite itself returns for the same file.
  */
 import assert from 'node:assert/strict';

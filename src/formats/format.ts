@@ -56,8 +56,11 @@ export interface RowFormat<O = unknown> {
   script?: ScriptParam;
   /** Its encoder options for a call; may throw the client's error when it cannot be answered. */
   options(call: FormatCall): O;
-  /** Columns the query must return; checked in the query process before the first byte. */
-  requiredColumns?: readonly string[];
+  /**
+   * Columns the query must return, checked in the query process before the first byte, and the
+   * client's error (from errors.ts) naming those the query lacks.
+   */
+  requiredColumns?: { names: readonly string[]; missing(missing: readonly string[]): SiphonError };
   encoder(columns: readonly string[], options: O): Encoder;
 }
 

@@ -1,3 +1,4 @@
+import { errors, QueryFailed } from '../errors.js';
 import { atomFeed } from './atom-feed.js';
 import { atomColumns, atomEncoder } from './atom.js';
 import { csvEncoder } from './csv.js';
@@ -25,7 +26,7 @@ const list: Format[] = [
   { kind: 'file', name: 'sqlite', contentType: 'application/vnd.sqlite3', attachment: 'sqlite' },
   rowFormat({
     kind: 'rows', name: 'atom', contentType: 'application/atom+xml; charset=utf-8', encoder: atomEncoder,
-    options: atomFeed, requiredColumns: atomColumns,
+    options: atomFeed, requiredColumns: { names: atomColumns, missing: errors.atomColumns },
   }),
 ];
 
@@ -72,4 +73,10 @@ export function bodyContentType(format: Format, callback: string | undefined): s
 /** The format a call is recorded under in downloads: a script's own name when the call named a callback. */
 export function downloadName(format: Format, callback: string | undefined): string {
   return callback !== undefined && format.kind === 'rows' && format.script ? format.script.name : format.name;
+}
+
+/** A query's failure as the client's error of the format it was for: its own, for columns it needs that the query lacks. */
+export function queryFailureFor(format: RowFormat, err: Error): Error {
+  if (!(err instanceof QueryFailed) || err.failure.kind !== 'columns') return err;
+  return format.requiredColumns?.missing(err.failure.missing) ?? err;
 }

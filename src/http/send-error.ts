@@ -11,7 +11,7 @@ import { noteRequest } from './request-log.js';
  */
 export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
   if (err instanceof QueryFailed) {
-    if (err.failure.kind === 'internal') noteRequest(reply.request, { err });
+    if (err.failure.kind === 'internal' || err.failure.kind === 'columns') noteRequest(reply.request, { err });
     return errorForQuery(err.failure);
   }
   if (err instanceof SiphonError) {

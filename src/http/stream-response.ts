@@ -10,6 +10,9 @@ export type StreamOutcome =
   /** Cut short after the first byte: by the source failing, or the client leaving or not reading. */
   | { kind: 'cut'; bytes: number; error?: Error; reason: CutReason };
 
+/** The largest first chunk held back in the hope the body is all there is (see `mayHold`). */
+const wholeBodyBytes = 64 * 1024;
+
 type CutReason = 'source-failed' | 'client-gone' | 'client-idle' | 'too-long';
 
 export interface StreamLimits {
@@ -49,6 +52,14 @@ export function streamResponse(
     let started = false;
     let settled = false;
     let bytes = 0;
+    /**
+     * A small first chunk of an uncompressed body waits for one turn of the event loop: when the end
+     * comes with it (a small query's whole answer arrives in one read), the response is one write with
+     * a `Content-Length` rather than a chunked header, body and end. Compressed bodies stay chunked:
+     * their size is not known before they are sent. A HEAD sends its headers at the first chunk.
+     */
+    const mayHold = !compressor && request.method !== 'HEAD';
+    let held: Buffer | undefined;
     let idleTimer: NodeJS.Timeout | undefined;
     let lifetime: NodeJS.Timeout | undefined;
 
@@ -71,12 +82,13 @@ export function streamResponse(
       source.destroy();
       res.destroy();
     };
-    const start = () => {
+    /** Writes the headers; with `length`, the whole body's (it is sent in one write, not chunked). */
+    const start = (length?: number) => {
       started = true;
       // Counted from the first byte: before it, the queue and query time limits bound the wait.
       lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
       reply.hijack();
-      res.writeHead(200, headers);
+      res.writeHead(200, length === undefined ? headers : { ...headers, 'content-length': length });
       if (request.method === 'HEAD') {
         // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
         settle({ kind: 'complete', bytes: 0 });
@@ -88,8 +100,27 @@ export function streamResponse(
       bytes += chunk.length;
     };
     const onData = (chunk: Buffer) => {
+      if (!started && mayHold && held === undefined && chunk.length <= wholeBodyBytes) {
+        held = chunk;
+        setImmediate(sendHeld);
+        return;
+      }
       if (!started) start();
       if (settled) return;
+      if (held) {
+        res.write(held); // the write after it says whether to wait
+        held = undefined;
+      }
+      write(chunk);
+    };
+    // Nothing more came before the event loop turned: the body is streamed from here on.
+    const sendHeld = () => {
+      if (started || settled || held === undefined) return;
+      start();
+      write(held);
+      held = undefined;
+    };
+    const write = (chunk: Buffer) => {
       if (!res.write(chunk)) {
         body.pause();
         watchIdle();
@@ -119,8 +150,16 @@ export function streamResponse(
       }, Math.max(10, Math.floor(idleTimeoutMs / 10)));
     };
     const onEnd = () => {
-      if (!started) start();
       if (settled) return;
+      if (!started && mayHold) {
+        // The whole body is here: one write, headers and all, with its length.
+        const body = held ?? Buffer.alloc(0);
+        held = undefined;
+        start(body.length);
+        res.end(body, () => settle({ kind: 'complete', bytes }));
+        return;
+      }
+      if (!started) start();
       res.end(() => settle({ kind: 'complete', bytes }));
     };
     const onError = (error: Error) => {

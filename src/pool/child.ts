@@ -66,7 +66,7 @@ async function run(job: QueryJob): Promise<void> {
   if (format?.kind !== 'rows') return fail('internal', new Error(`not a row format: ${job.format}`));
   try {
     // Checked before the first byte, so the client gets a clean 400 naming what its query lacks.
-    const missing = format.requiredColumns?.filter((name) => !columns.includes(name)) ?? [];
+    const missing = format.requiredColumns?.names.filter((name) => !columns.includes(name)) ?? [];
     if (missing.length > 0) {
       return await writeJson(FrameType.error, { kind: 'columns', message: `missing columns: ${missing.join(', ')}`, missing } satisfies ErrorPayload);
     }

@@ -3,8 +3,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SiphonError } from '../../src/errors.js';
-import { bodyContentType, downloadName, findFormat, formatNames, formatParams, scriptCallback } from '../../src/formats/index.js';
+import { errorForQuery, QueryFailed, SiphonError } from '../../src/errors.js';
+import { bodyContentType, downloadName, findFormat, formatNames, formatParams, queryFailureFor, scriptCallback } from '../../src/formats/index.js';
 
 const params = (values: Record<string, string>) => (name: string) => values[name];
 
@@ -37,4 +37,21 @@ test('the data route and the query-process protocol name no format: they ask the
     for (const name of [...formatNames, 'jsonp']) assert.ok(!source.includes(`'${name}'`), `${file} names ${name}`);
     assert.doesNotMatch(source, /\bfeed\b|\.callback\b/, `${file} knows a format's options`);
   }
+});
+
+test('columns a format needs are its own declaration, and so is the error naming those a query lacks', () => {
+  const atom = findFormat('atom')!;
+  const json = findFormat('json')!;
+  assert.ok(atom.kind === 'rows' && json.kind === 'rows');
+  assert.deepEqual(atom.requiredColumns?.names, ['title', 'content', 'link', 'date']);
+  const lacking = new QueryFailed({ kind: 'columns', missing: ['link', 'date'] });
+  const error = queryFailureFor(atom, lacking);
+  assert.ok(error instanceof SiphonError);
+  assert.deepEqual([error.code, error.status], ['SIPHON_ERR_ATOM_COLUMNS', 400]);
+  assert.match(error.message, /the query has no link, date\./);
+  assert.equal(queryFailureFor(json, lacking), lacking, 'json needs no columns');
+  const timeout = new QueryFailed({ kind: 'timeout', seconds: 10 });
+  assert.equal(queryFailureFor(atom, timeout), timeout, 'other failures are left as they are');
+  // The engine's failure names no format: without a format to answer it, it is ours.
+  assert.equal(errorForQuery(lacking.failure).code, 'SIPHON_ERR_INTERNAL');
 });

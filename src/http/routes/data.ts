@@ -6,7 +6,9 @@ import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
-import { bodyContentType, downloadName, findFormat, formatNames, formatParams, scriptCallback, type Format } from '../../formats/index.js';
+import {
+  bodyContentType, downloadName, findFormat, formatNames, formatParams, queryFailureFor, scriptCallback, type Format,
+} from '../../formats/index.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { QueryRun } from '../../pool/query-run.js';
 import type { QueryJob } from '../../pool/protocol.js';
@@ -161,7 +163,7 @@ export function dataRoutes(
       const source: Readable = job ? (run = pool.run(job, String(key.id))) : createReadStream(scraper.data.file);
       const outcome: StreamOutcome = await streamResponse(request, reply, source, headers,
         { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs }, compressorFor(coding));
-      if (outcome.kind === 'failed-before-start') throw outcome.error;
+      if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
       bytes = outcome.bytes;
       rows = run?.rows ?? null;
       if (outcome.kind === 'cut') {
