@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { test } from 'node:test';
-import { addUser, freePort, listFiles, runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
+import { addUser, freePort, listFiles, runCliOk, startServe, waitFor, withTimeout, type ServeProcess } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
 import { importProcesses, isRunning } from './helpers/processes.js';
 import { endlessImportDb, publishTempFiles, publishUrl, putBody, readVersion, versionDb } from './helpers/upload.js';
@@ -15,14 +15,6 @@ async function setUp(): Promise<{ dataDir: string; key: string }> {
   const key = await addUser(dataDir, 'alice');
   await runCliOk(['scraper', 'add', 'alice/plants', '--db', versionDb(1)], { dataDir });
   return { dataDir, key };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
-  ]);
 }
 
 /** Publishes a database whose import never ends, and resolves once its import process runs. */

@@ -184,3 +184,12 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** `promise`, or a rejection naming `what` if it has not settled within `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
+  ]);
+}
