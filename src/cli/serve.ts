@@ -22,13 +22,12 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
     );
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = async (signal: string) => {
+  await new Promise<void>((resolve, reject) => {
+    // A failure to stop cleanly rejects serve() (and so exits non-zero) rather than going unhandled.
+    const stop = (signal: string) => {
       process.off('SIGTERM', stop).off('SIGINT', stop);
       service.app.log.info({ signal }, 'stopping: finishing requests in flight');
-      await service.close();
-      await store.close();
-      resolve();
+      service.close().then(() => store.close()).then(resolve, reject);
     };
     process.once('SIGTERM', stop).once('SIGINT', stop);
   });
