@@ -101,7 +101,7 @@ describe('a slow client', () => {
       res.pause();
     }
     res.resume();
-    assert.equal(await ended, true, 'the body is complete');
+    assert.equal(await ended, true, `the body is complete; the server logged: ${patient.logs().match(/"(reason|msg)":"[^"]*"/g)?.join(' ')}`);
     assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
   });
 

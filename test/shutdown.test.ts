@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { before, describe, test } from 'node:test';
-import { addUser, countRows, freePort, openMeta, readDownloads, runCliOk, startServe, waitFor, withTimeout, type DownloadRow, type ServeProcess } from './helpers/cli.js';
+import { addUser, countRows, openMeta, readDownloads, runCliOk, startServe, waitFor, withTimeout, type DownloadRow, type ServeProcess } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl } from './helpers/server.js';
 
@@ -28,12 +28,9 @@ async function setUp(): Promise<{ dataDir: string; key: string }> {
   return { dataDir, key };
 }
 
-/**
- * Starts serve on a port chosen here rather than with --port 0, which Siphon currently refuses
- * (see cli.test.ts): this file tests stopping, not port selection.
- */
+/** Starts serve on a port of its own choosing (the banner tells which). */
 async function serve(dataDir: string, flags: string[] = []): Promise<ServeProcess> {
-  return startServe(['--port', String(await freePort()), ...flags], { dataDir });
+  return startServe(['--port', '0', ...flags], { dataDir });
 }
 
 /**

@@ -89,11 +89,15 @@ const bannerPattern = /^Siphon is serving (.+) at (http:\/\/\S+)$/m;
 
 /**
  * Starts `bin/siphon serve` as a child process and waits for its banner, which is the only
- * reliable sign it is listening (and tells the port when it picked one itself).
+ * reliable sign it is listening (and tells the port when it picked one itself). It runs two query
+ * processes unless `--query-processes` or `SIPHON_QUERY_PROCESSES` says otherwise.
  */
 export function startServe(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<ServeProcess> {
+  // Two query processes unless the test says otherwise: the default (two per core, plus two) costs
+  // a second of CPU at every start, with other test files running beside.
+  const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
   const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
-    cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -107,7 +111,7 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve printed no banner in time. stdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 60_000);
     const onData = () => {
       const m = bannerPattern.exec(stdout);
       if (!m) return;
