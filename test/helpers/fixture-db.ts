@@ -5,8 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 const tempDirs: string[] = [];
-// Each test file runs in a process of its own: its folders go when it ends, pass or fail. A folder
-// still mounted (a SmallDisk whose test failed before unmounting) cannot go, and stays.
+// Each test file runs in a process of its own: its folders go when it ends, pass or fail, or when
+// the runner stops it with SIGTERM (a file past its timeout). A folder still mounted (a SmallDisk
+// whose test failed before unmounting) cannot go, and stays.
+process.once('SIGTERM', () => process.exit(143));
 process.on('exit', () => {
   for (const dir of tempDirs) {
     try {
