@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { allSettings, envName } from '../../src/config/settings.js';
+import { onExit } from './on-exit.js';
 import { siphonBin } from './paths.js';
 
 export interface CliResult {
@@ -99,6 +100,9 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
   const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
     cwd: opts.cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A serve still running when the test file ends (a failed test, a file past its timeout) would
+  // run on for ever, holding its port and query processes: SIGKILL, which its query processes notice too.
+  onExit(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   let stdout = '';
   let stderr = '';
   // Always drained: a serve process logs every request to stdout, and a full pipe would stall it.

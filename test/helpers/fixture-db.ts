@@ -3,13 +3,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onExit } from './on-exit.js';
 
 const tempDirs: string[] = [];
-// Each test file runs in a process of its own: its folders go when it ends, pass or fail, or when
-// the runner stops it with SIGTERM (a file past its timeout). A folder still mounted (a SmallDisk
-// whose test failed before unmounting) cannot go, and stays.
-process.once('SIGTERM', () => process.exit(143));
-process.on('exit', () => {
+// A folder still mounted (a SmallDisk whose test failed before unmounting) cannot go, and stays.
+onExit(() => {
   for (const dir of tempDirs) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -19,7 +17,7 @@ process.on('exit', () => {
   }
 });
 
-/** A new folder in the system's temporary folder, removed when the test file's process exits. */
+/** A new folder in the system's temporary folder, removed when the test file's process ends (see onExit). */
 export function tempDir(prefix = 'siphon-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   tempDirs.push(dir);
