@@ -38,8 +38,8 @@ async function profiled(o: {
   const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`;
   const server = await startSiphon(o.dataDir, serverFlags, { ...process.env, NODE_OPTIONS: nodeOptions, SIPHON_PROFILE_DIR: o.profileDir });
   const files = () => readdirSync(o.profileDir).filter((f) => f.endsWith('.cpuprofile'));
-  let windowMs = 0;
-  let cpu: Cores = { main: 0, queryProcesses: 0 };
+  let windowMs: number;
+  let cpu: Cores;
   try {
     await o.warmUp(server.base);
     // A load generator that stops drops its requests in flight, and the pool replaces the query

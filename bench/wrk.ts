@@ -48,7 +48,7 @@ export function checkWrk(): void {
   } catch (err) {
     // wrk --version exits 1 after printing its version; only a missing binary is fatal.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('the benchmark needs wrk, an HTTP load generator: apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)');
+      throw new Error('the benchmark needs wrk, an HTTP load generator: apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)', { cause: err });
     }
   }
 }

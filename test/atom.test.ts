@@ -14,7 +14,7 @@ import {
   rfc3339, rows, type XmlElement,
 } from './atom-fixture.js';
 import { fetchText } from './formats-fixture.js';
-import { addUser, runCli, runCliOk, startServe } from './helpers/cli.js';
+import { addUser, runCli, runCliOk, startServe, waitFor } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
@@ -137,7 +137,8 @@ test('entry ids: unique, the same at every request and after identical data is p
   assert.equal(first[dup], `${first[dup - 1]}/2`);
 
   const before = await dataUpdatedAt();
-  await new Promise((resolve) => setTimeout(resolve, 5)); // a publish in the same millisecond would hide the change
+  // A publish in the same millisecond would hide the change: wait for the clock to pass it.
+  await waitFor(() => Date.now() > Date.parse(before), 1000);
   await server.catalog.publish('alice/notices', source);
   const republished = (await fetchFeed(t, url(feedQuery))).feed;
   assert.notEqual(child(republished, 'updated')!.text, before, 'the feed is updated by the publish');

@@ -4,9 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { readDownloads } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
+import { dataUrl, downloadsFrom, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 
 /** An endless single SQLite step: it can only end at the time limit, with 400. */
 const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
@@ -46,16 +45,6 @@ const etagOf = async (params: Record<string, string>, options: Parameters<typeof
   assert.equal(res.status, 200);
   return res.headers.get('etag')!;
 };
-
-/** Downloads recorded after `from` (an index into the table), once they are all in. */
-async function downloadsFrom(from: number, expected: number): Promise<ReturnType<typeof readDownloads>> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const rows = readDownloads(server.dataDir).slice(from);
-    if (rows.length >= expected || Date.now() > deadline) return rows;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('validators on a data response', () => {
   test('a weak ETag, Last-Modified of the last publish, Cache-Control private, no-cache and Vary: Accept-Encoding', async () => {
@@ -193,7 +182,7 @@ describe('a 304 is a download, and is decided before anything runs', () => {
     const { res, body } = await get({ query: runaway }, { 'if-none-match': '*' });
     assert.equal(res.status, 304);
     assert.equal(body, '');
-    const [row] = await downloadsFrom(from, 1);
+    const [row] = await downloadsFrom(server, from, 1);
     assert.deepEqual(
       { status: row!.status, rows: row!.rows, bytes: row!.bytes, query: row!.query, format: row!.format },
       { status: 304, rows: null, bytes: 0, query: runaway, format: 'json' },

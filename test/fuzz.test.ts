@@ -14,6 +14,7 @@ import vm from 'node:vm';
 import { newKey } from '../src/keys.js';
 import { fuzzRequest, Random, type FuzzContext, type FuzzRequest } from './fuzz-requests.js';
 import { planningSql } from './helpers/browser.js';
+import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { rawExchange, type RawExchange } from './helpers/raw-http.js';
 import { startServer, type TestServer } from './helpers/server.js';
@@ -116,13 +117,15 @@ test(`${count.toLocaleString('en')} random and malformed requests, each answered
   }
   const run = (until: number) => Promise.all(Array.from({ length: concurrency }, () => worker(until)));
 
+  // Every client here closes its connection once answered, so the server's side closes soon too:
+  // memory is measured once it has.
+  const allClosed = () => waitFor(async () => (await server.connections()) === 0, 10_000);
   await run(warmUp);
-  // Every client here closes its connection once answered, so the server's side closes at once too.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await allClosed();
   gc();
   const baseline = process.memoryUsage();
   await run(count);
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await allClosed();
   gc();
   gc();
   const end = process.memoryUsage();

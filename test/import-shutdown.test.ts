@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { test } from 'node:test';
-import { addUser, freePort, listFiles, runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
+import { addUser, listFiles, runCliOk, startServe, waitFor, withTimeout, type ServeProcess } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
 import { importProcesses, isRunning } from './helpers/processes.js';
 import { endlessImportDb, publishTempFiles, publishUrl, putBody, readVersion, versionDb } from './helpers/upload.js';
@@ -15,14 +15,6 @@ async function setUp(): Promise<{ dataDir: string; key: string }> {
   const key = await addUser(dataDir, 'alice');
   await runCliOk(['scraper', 'add', 'alice/plants', '--db', versionDb(1)], { dataDir });
   return { dataDir, key };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
-  ]);
 }
 
 /** Publishes a database whose import never ends, and resolves once its import process runs. */
@@ -38,7 +30,7 @@ const versionFiles = (dataDir: string) => listFiles(path.join(dataDir, 'scrapers
 test('SIGTERM during an import that never ends: the publish is answered 503 and serve exits 0 within 10 s, leaving nothing behind', { timeout: 60_000 }, async () => {
   const { dataDir, key } = await setUp();
   const before = versionFiles(dataDir);
-  const serve = await startServe(['--port', String(await freePort())], { dataDir });
+  const serve = await startServe(['--port', '0'], { dataDir });
   try {
     const { answer, importPid } = await startEndlessPublish(serve, key);
     serve.child.kill('SIGTERM');
@@ -54,7 +46,7 @@ test('SIGTERM during an import that never ends: the publish is answered 503 and 
 
 test('SIGTERM while a publish is still uploading: the publish is answered 503 and serve exits 0 within 10 s, leaving nothing behind', { timeout: 60_000 }, async () => {
   const { dataDir, key } = await setUp();
-  const serve = await startServe(['--port', String(await freePort())], { dataDir });
+  const serve = await startServe(['--port', '0'], { dataDir });
   try {
     // A slow client: part of the body, then nothing for now.
     const req = http.request(publishUrl(serve.base, 'alice/plants'), { method: 'PUT', headers: { 'x-api-key': key, 'transfer-encoding': 'chunked' } });
@@ -81,7 +73,7 @@ test('SIGTERM while a publish is still uploading: the publish is answered 503 an
 test('serve killed outright mid-import: the import process stops by itself at its time limit, and the next start removes its files', { timeout: 60_000 }, async () => {
   const { dataDir, key } = await setUp();
   const before = versionFiles(dataDir);
-  const serve = await startServe(['--port', String(await freePort()), '--import-timeout', '1'], { dataDir });
+  const serve = await startServe(['--port', '0', '--import-timeout', '1'], { dataDir });
   const { answer, importPid } = await startEndlessPublish(serve, key);
   serve.child.kill('SIGKILL');
   await serve.exited;
@@ -90,7 +82,7 @@ test('serve killed outright mid-import: the import process stops by itself at it
   await waitFor(() => !isRunning(importPid), 10_000);
   assert.ok(publishTempFiles(dataDir).some((f) => f.startsWith('.upload-')), 'the upload was left behind');
 
-  const again = await startServe(['--port', String(await freePort())], { dataDir });
+  const again = await startServe(['--port', '0'], { dataDir });
   try {
     assert.deepEqual(publishTempFiles(dataDir), []);
     assert.deepEqual(versionFiles(dataDir), before);
@@ -119,7 +111,7 @@ test('start-up removes only the temporary files of publishes whose process is go
   const files = () => listFiles(dataDir).filter((f) => !f.startsWith('siphon.db'));
   const before = files();
 
-  const serve = await startServe(['--port', String(await freePort())], { dataDir });
+  const serve = await startServe(['--port', '0'], { dataDir });
   serve.child.kill('SIGTERM');
   await serve.exited;
   assert.deepEqual(files(), before.filter((f) => !crashed.includes(f)));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import { waitFor } from './helpers/cli.js';
 import { addBigScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 /** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
@@ -10,7 +11,7 @@ let server: TestServer;
 let key: string;
 
 before(async () => {
-  server = await startServer({ queryTimeoutMs: 1000, clientIdleTimeoutMs: 800, queryProcesses: 2 });
+  server = await startServer({ queryTimeoutMs: 1000, queryProcesses: 2 });
   ({ key } = await server.catalog.addUser('alice'));
   await addBigScraper(server, 'alice/big');
 });
@@ -38,9 +39,11 @@ function readAll(res: http.IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function waitForPool(): Promise<void> {
-  while (server.pool.readyCount < server.config.queryProcesses) await new Promise((r) => setTimeout(r, 20));
-}
+const waitForPool = () => waitFor(() => server.pool.readyCount === server.config.queryProcesses, 10_000);
+/** Until `n` query processes are running a query. */
+const waitForBusy = (n: number) => waitFor(() => server.pool.stats().busy === n, 10_000);
+/** A pause that is itself what the test is about: how long a client reads nothing. */
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a runaway query is stopped at the limit with 400 while other requests are served', async () => {
   const order: string[] = [];
@@ -48,7 +51,7 @@ test('a runaway query is stopped at the limit with 400 while other requests are 
     order.push('runaway');
     return { status: res.status, body: await res.json() as { error: string } };
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await waitForBusy(1);
   const quick = await fetch(url('select 1 as one'));
   order.push('select 1');
   assert.deepEqual(await quick.json(), [{ one: 1 }]);
@@ -67,42 +70,57 @@ test('a huge cross join is stopped too', async () => {
   assert.match((await res.json() as { error: string }).error, /limit/);
 });
 
-test('time spent waiting for a slow client does not count against the limit', async () => {
-  const res = await request(url('select * from big'));
-  assert.equal(res.statusCode, 200);
-  const chunks: Buffer[] = [];
-  const ended = new Promise<boolean>((resolve) => {
-    res.on('end', () => resolve(res.complete));
-    res.on('aborted', () => resolve(false));
+describe('a slow client', () => {
+  // A server of its own, whose query limit leaves room for the 200,000-row export itself to be
+  // made on a machine busy with other tests, while a client pauses for longer than that in all.
+  let patient: TestServer;
+  let patientKey: string;
+  before(async () => {
+    patient = await startServer({ queryTimeoutMs: 5000, clientIdleTimeoutMs: 2000, queryProcesses: 1 });
+    ({ key: patientKey } = await patient.catalog.addUser('alice'));
+    await addBigScraper(patient, 'alice/big');
   });
-  res.on('data', (c: Buffer) => chunks.push(c)).pause();
-  // Read nothing for 0.6 s twice (each under the 0.8 s idle limit, together over the 1 s query limit).
-  await new Promise((r) => setTimeout(r, 600));
-  res.resume();
-  await new Promise((r) => setTimeout(r, 30));
-  res.pause();
-  await new Promise((r) => setTimeout(r, 600));
-  res.resume();
-  assert.equal(await ended, true, 'the body is complete');
-  assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
-});
+  after(() => patient.close());
+  const patientUrl = (query: string) => dataUrl(patient.base, 'alice/big', 'json', { key: patientKey, query });
 
-test('a client that reads nothing is dropped after the idle limit, and its query process freed', async () => {
-  const res = await request(url('select * from big'));
-  // A paused socket does not notice being closed, so wait past the 0.8 s idle limit, then read:
-  // the body must turn out cut short rather than complete.
-  await new Promise((r) => setTimeout(r, 1500));
-  await assert.rejects(readAll(res));
-  assert.match(server.logs(), /"cut":"client-idle"/);
-  await waitForPool();
-  assert.deepEqual(await (await fetch(url('select 3 as three'))).json(), [{ three: 3 }]);
+  test('time spent waiting for a slow client does not count against the limit', async () => {
+    const res = await request(patientUrl('select * from big'));
+    assert.equal(res.statusCode, 200);
+    const chunks: Buffer[] = [];
+    const ended = new Promise<boolean>((resolve) => {
+      res.on('end', () => resolve(res.complete));
+      res.on('aborted', () => resolve(false));
+    });
+    res.on('data', (c: Buffer) => chunks.push(c)).pause();
+    // Read nothing for 1.2 s five times: each well under the 2 s idle limit, together over the 5 s
+    // query limit. These pauses are what the test is about.
+    for (let i = 0; i < 5; i += 1) {
+      await pause(1200);
+      res.resume();
+      await pause(30);
+      res.pause();
+    }
+    res.resume();
+    assert.equal(await ended, true, `the body is complete; the server logged: ${patient.logs().match(/"(cut|code|msg)":"[^"]*"/g)?.join(' ')}`);
+    assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
+  });
+
+  test('a client that reads nothing is dropped after the idle limit, and its query process freed', async () => {
+    const res = await request(patientUrl('select * from big'));
+    // A paused socket does not notice being closed, so wait until the server logs that it dropped
+    // the client, then read: the body must turn out cut short rather than complete.
+    await waitFor(() => /"cut":"client-idle"/.test(patient.logs()), 10_000);
+    await assert.rejects(readAll(res));
+    await waitFor(() => patient.pool.readyCount === 1, 10_000);
+    assert.deepEqual(await (await fetch(patientUrl('select 3 as three'))).json(), [{ three: 3 }]);
+  });
 });
 
 test('a client that goes away stops its query: the process is killed and replaced', async () => {
   // As many runaways as there are processes, with a limit long enough that only the abort can free them.
   const controllers = Array.from({ length: server.config.queryProcesses }, () => new AbortController());
   const calls = controllers.map((c) => fetch(url(runaway), { signal: c.signal }).catch(() => 'aborted'));
-  await new Promise((r) => setTimeout(r, 200));
+  await waitForBusy(controllers.length);
   for (const c of controllers) c.abort();
   assert.deepEqual(await Promise.all(calls), controllers.map(() => 'aborted'));
   const res = await fetch(url('select 4 as four'));

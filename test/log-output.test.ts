@@ -44,7 +44,7 @@ test('--log-format pretty: the same records as readable lines', async () => {
     const id = res.headers.get('x-request-id')!;
     const pattern = new RegExp(`^\\S+Z INFO  request reqId=${id} method=GET url=/docs route=/docs status=200 .*durationMs=`, 'm');
     await waitFor(() => pattern.test(server.stdout()), 5000);
-    assert.match(server.stdout(), /INFO  Demo scraper and its read-only key, for trying Siphon locally page=http:\/\/\S+ demoKey=sph_\S+ curl="curl '/);
+    assert.match(server.stdout(), /INFO {2}Demo scraper and its read-only key, for trying Siphon locally page=http:\/\/\S+ demoKey=sph_\S+ curl="curl '/);
     assert.equal(logRecords(server.stdout()).length, 0, 'no JSON');
   } finally {
     server.child.kill('SIGTERM');

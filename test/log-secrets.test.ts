@@ -182,7 +182,7 @@ test('the pretty form logs no key either, and is not JSON', async () => {
 
     const logs = pretty.logs();
     const lines = logs.trimEnd().split('\n');
-    for (const line of lines) assert.match(line, /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (INFO |WARN |ERROR) |    )/, line);
+    for (const line of lines) assert.match(line, /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (INFO |WARN |ERROR) | {4})/, line);
     assert.ok(lines.filter((l) => / request reqId=/.test(l)).length >= statuses.length, 'the requests were logged');
     assert.match(logs, / status=429 .*code=SIPHON_ERR_RATE_LIMITED/);
     assert.match(logs, /code=SIPHON_ERR_MALFORMED_REQUEST/);

@@ -119,7 +119,10 @@ describe('a refused publish changes nothing and leaves nothing behind', () => {
       const before = await state();
       const refused = refusals().length;
       // A stalled client is only let go by the server, after idleMs without a byte.
-      await putPartly(publishUrl(server.base, 'alice/plants'), as('alice')(), Buffer.alloc(64 * 1024, 1), then);
+      // The abandoning client goes away once the server has begun writing its upload to a temporary file.
+      const uploading = () => waitFor(() => listFiles(server.dataDir).some((f) => path.basename(f).startsWith('.upload-')), 5000);
+      await putPartly(publishUrl(server.base, 'alice/plants'), as('alice')(), Buffer.alloc(64 * 1024, 1),
+        then === 'abandon' ? uploading : then);
       await waitFor(() => refusals().length > refused, 5000);
       assert.deepEqual(refusals().at(-1), { code, status });
       assert.deepEqual(await state(), before);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { addUser, freePort, listFiles, runCli, runCliOk, startServe } from './helpers/cli.js';
+import { addUser, listFiles, runCli, runCliOk, startServe } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { requestRecords } from './helpers/log-lines.js';
 import { assertReadsWholeDuringPublishes } from './helpers/read-during-publish.js';
@@ -146,7 +146,7 @@ describe('through bin/siphon', () => {
     const key = await addUser(dataDir, 'carol');
     const readOnly = (await runCliOk(['key', 'create', 'carol', '--read-only'], { dataDir })).trim();
     await runCliOk(['scraper', 'add', 'carol/small', '--db', version(1)], { dataDir });
-    const serve = await startServe(['--port', String(await freePort()), '--max-publish-mb', '0.05'], { dataDir });
+    const serve = await startServe(['--port', '0', '--max-publish-mb', '0.05'], { dataDir });
     try {
       const over = await putBody(serve.base, 'carol/small', Buffer.alloc(52_430), { 'x-api-key': key });
       assert.equal(over.status, 413);

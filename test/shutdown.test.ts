@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { before, describe, test } from 'node:test';
-import { addUser, countRows, freePort, openMeta, readDownloads, runCliOk, startServe, waitFor, type DownloadRow, type ServeProcess } from './helpers/cli.js';
+import { addUser, countRows, openMeta, readDownloads, runCliOk, startServe, waitFor, withTimeout, type DownloadRow, type ServeProcess } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl } from './helpers/server.js';
 
@@ -28,19 +28,17 @@ async function setUp(): Promise<{ dataDir: string; key: string }> {
   return { dataDir, key };
 }
 
-/**
- * Starts serve on a port chosen here rather than with --port 0, which Siphon currently refuses
- * (see cli.test.ts): this file tests stopping, not port selection.
- */
+/** Starts serve on a port of its own choosing (the banner tells which). */
 async function serve(dataDir: string, flags: string[] = []): Promise<ServeProcess> {
-  return startServe(['--port', String(await freePort()), ...flags], { dataDir });
+  return startServe(['--port', '0', ...flags], { dataDir });
 }
 
 /**
  * One GET through `agent`. Resolves once the body has been read to its end; rejects on a connection
- * error or a body cut short. The status is noted in `outcome` as soon as it arrives.
+ * error or a body cut short. The status is noted in `outcome` as soon as it arrives; `onSent` is
+ * called once the whole request has been handed to the socket.
  */
-function get(agent: http.Agent, url: string, outcome: Outcome): Promise<Buffer> {
+function get(agent: http.Agent, url: string, outcome: Outcome, onSent?: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent }, (res) => {
       outcome.status = res.statusCode;
@@ -50,6 +48,7 @@ function get(agent: http.Agent, url: string, outcome: Outcome): Promise<Buffer> 
       res.on('close', () => (res.complete ? resolve(Buffer.concat(chunks)) : reject(new Error('body cut short'))));
     });
     req.on('error', reject);
+    if (onSent) req.on('finish', onSent);
   });
 }
 
@@ -100,16 +99,6 @@ function downloadsByQuery(rows: DownloadRow[]): Map<string, DownloadRow[]> {
   return map;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
-  ]);
-}
-
 describe('SIGTERM under load', () => {
   let traffic: ReturnType<typeof load>;
   let dataDir: string;
@@ -124,17 +113,19 @@ describe('SIGTERM under load', () => {
     const server = await serve(dataDir);
     traffic = load(server.base, key, () => performance.now() > termAt);
     // Steady load first: waiting on completed responses rather than on the clock keeps a slow machine honest.
-    await waitFor(() => traffic.outcomes.filter((o) => o.complete).length >= 16, 60_000);
-    await sleep(500);
+    // Eight more after the first 16: every loop has come round at least once.
+    await waitFor(() => traffic.outcomes.filter((o) => o.complete).length >= 24, 60_000);
     // One more client, like a browser or a proxy's connection pool: its request is in flight at the
     // signal, and afterwards it keeps its kept-alive connection open without sending anything more.
     const holder = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const held: Outcome = { sql: 'select -1 as id, count(*) as n from t a, t b where a.x + b.x > 100', sentAt: performance.now(), doneAt: 0, complete: false };
     traffic.outcomes.push(held);
-    const heldDone = get(holder, dataUrl(server.base, 'alice/numbers', 'json', { key, query: held.sql }), held).then(
+    let sent!: () => void;
+    const heldSent = new Promise<void>((resolve) => { sent = resolve; });
+    const heldDone = get(holder, dataUrl(server.base, 'alice/numbers', 'json', { key, query: held.sql }), held, sent).then(
       (body) => Object.assign(held, { complete: true, bytes: body.length, ownAnswer: body.includes('"id":-1'), doneAt: performance.now() }),
       (err: unknown) => Object.assign(held, { error: String(err), doneAt: performance.now() }));
-    await sleep(100);
+    await heldSent;
     termAt = performance.now();
     server.child.kill('SIGTERM');
     exitInTime = await withTimeout(server.exited, 10_000, 'stopping').catch(() => 'not within 10 s' as const);
@@ -212,8 +203,8 @@ test('SIGKILL under load: siphon.db opens afterwards and keeps the downloads rec
   let killAt = Infinity;
   const traffic = load(server.base, key, () => performance.now() > killAt);
   try {
-    await waitFor(() => traffic.outcomes.filter((o) => o.complete).length >= 16, 60_000);
-    await sleep(1500);
+    // The check below looks 1 s back from the kill: wait until 16 responses are that old.
+    await waitFor(() => traffic.outcomes.filter((o) => o.complete && o.doneAt < performance.now() - 1000).length >= 16, 60_000);
     killAt = performance.now();
     server.child.kill('SIGKILL');
     assert.equal((await withTimeout(server.exited, 10_000, 'dying after SIGKILL')).signal, 'SIGKILL');

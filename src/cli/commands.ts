@@ -8,7 +8,6 @@ import { SqliteStore } from '../store/sqlite-store.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
 import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
-import { serve } from './serve.js';
 
 /** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
 export class CommandFailed extends Error {}
@@ -211,6 +210,8 @@ export const commands: readonly Command[] = [
       mkdirSync(config.dataDir, { recursive: true });
       const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
       try {
+        // Loaded only here: the HTTP service's modules would add about a third of a second to every other command.
+        const { serve } = await import('./serve.js');
         await serve(config, store, { demo: run.flags.demo === true });
       } finally {
         await store.close();

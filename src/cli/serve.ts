@@ -31,15 +31,19 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
     }, 'Demo scraper and its read-only key, for trying Siphon locally');
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = async (signal: string) => {
+  await new Promise<void>((resolve, reject) => {
+    // A failure to stop cleanly rejects serve() (and so exits non-zero) rather than going unhandled.
+    const stop = (signal: string) => {
       process.off('SIGTERM', stop).off('SIGINT', stop);
       log.logger.info({ signal }, 'stopping: finishing requests in flight');
-      await service.close();
-      await store.close();
-      log.logger.info('stopped');
-      await log.flush();
-      resolve();
+      service
+        .close()
+        .then(() => store.close())
+        .then(async () => {
+          log.logger.info('stopped');
+          await log.flush();
+        })
+        .then(resolve, reject);
     };
     process.once('SIGTERM', stop).once('SIGINT', stop);
   });

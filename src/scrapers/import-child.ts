@@ -9,7 +9,8 @@ import { importDataFile } from './data-file.js';
 import type { ImportReply, ImportRequest } from './import-process.js';
 
 process.once('message', (request: ImportRequest) => {
-  importDataFile(request.source, request.target).then(
+  // Every failure is turned into a reply by the second handler: nothing is left to reject.
+  void importDataFile(request.source, request.target).then(
     (data): ImportReply => ({ ok: true, data }),
     (err: unknown): ImportReply => err instanceof SiphonError
       ? { ok: false, error: { code: err.code, status: err.status, message: err.message } }

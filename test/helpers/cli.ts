@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { allSettings, envName } from '../../src/config/settings.js';
 import { logRecords } from './log-lines.js';
+import { onExit } from './on-exit.js';
 import { siphonBin } from './paths.js';
 
 export interface CliResult {
@@ -96,12 +97,19 @@ function findBanner(stdout: string): { message: string; base: string } | undefin
 
 /**
  * Starts `bin/siphon serve` as a child process and waits for its banner, which is the only
- * reliable sign it is listening (and tells the port when it picked one itself).
+ * reliable sign it is listening (and tells the port when it picked one itself). It runs two query
+ * processes unless `--query-processes` or `SIPHON_QUERY_PROCESSES` says otherwise.
  */
 export function startServe(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<ServeProcess> {
+  // Two query processes unless the test says otherwise: the default (two per core, plus two) costs
+  // a second of CPU at every start, with other test files running beside.
+  const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
   const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
-    cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A serve still running when the test file ends (a failed test, a file past its timeout) would
+  // run on for ever, holding its port and query processes: SIGKILL, which its query processes notice too.
+  onExit(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
   let stdout = '';
   let stderr = '';
   // Always drained: a serve process logs every request to stdout, and a full pipe would stall it.
@@ -114,7 +122,7 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve printed no banner in time. stdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 15_000);
+    }, opts.timeoutMs ?? 60_000);
     const onData = () => {
       const banner = findBanner(stdout);
       if (!banner) return;
@@ -190,4 +198,13 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** `promise`, or a rejection naming `what` if it has not settled within `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
+  ]);
 }

@@ -1,11 +1,27 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { onExit } from './on-exit.js';
 
+const tempDirs: string[] = [];
+// A folder still mounted (a SmallDisk whose test failed before unmounting) cannot go, and stays.
+onExit(() => {
+  for (const dir of tempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // still mounted, or already removed by its test
+    }
+  }
+});
+
+/** A new folder in the system's temporary folder, removed when the test file's process ends (see onExit). */
 export function tempDir(prefix = 'siphon-test-'): string {
-  return mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
 }
 
 /** Builds a real SQLite file from SQL text. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { waitFor } from './cli.js';
 
 /**
  * Four clients read a scraper made of versionDb() files in a loop (`readUrl` selects
@@ -15,23 +14,27 @@ export async function assertReadsWholeDuringPublishes(
   let publishing = true;
   const seen: { n: number; v: number }[][] = [[], [], [], []];
   const failures: string[] = [];
-  const startedAt = Date.now();
-  // Readers go on until the publishes are done and at least 1.5 s has passed, then read once more.
   const readers = seen.map(async (mine) => {
-    while (publishing || Date.now() - startedAt < 1500) {
+    while (publishing) {
       const res = await fetch(readUrl);
       const text = await res.text();
       if (res.status !== 200) failures.push(`${res.status} ${text}`);
       else mine.push(...(JSON.parse(text) as { n: number; v: number }[]));
     }
   });
+  /** Resolves once every reader has had `more` more answers (or a failure was noted). */
+  const everyReaderRead = (more: number) => {
+    const target = seen.map((mine) => mine.length + more);
+    return waitFor(() => failures.length > 0 || seen.every((mine, i) => mine.length >= target[i]!), 30_000);
+  };
   const publisher = (async () => {
     try {
-      await sleep(300);
+      await everyReaderRead(1);
       for (const k of versions) {
         const failure = await publish(k);
         if (failure !== undefined) failures.push(`publish ${k}: ${failure}`);
-        await sleep(200);
+        // Two answers each: one may have been on its way during the publish; the second was asked after it.
+        await everyReaderRead(2);
       }
     } finally {
       publishing = false;

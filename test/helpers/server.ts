@@ -7,7 +7,7 @@ import type { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
-import { readDownloads, type DownloadRow } from './cli.js';
+import { readDownloads, waitFor, type DownloadRow } from './cli.js';
 import { makeDb, tempDir } from './fixture-db.js';
 
 export interface TestServer {
@@ -23,6 +23,8 @@ export interface TestServer {
   metricsUrl?: string;
   /** Everything the server logged so far, one JSON line each. */
   logs(): string;
+  /** How many client connections the server holds open now. */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,9 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
     base: service.base,
     dataDir, config, store, catalog, pool: service.pool, previews: service.previews, recorder: service.recorder, metricsUrl: service.metricsUrl,
     logs: () => logText,
+    connections: () => new Promise((resolve, reject) => {
+      service.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count)));
+    }),
     async close() {
       await service.close();
       await store.close();
@@ -82,4 +87,15 @@ export async function addTinyScraper(server: TestServer, fullName: string): Prom
 export async function writtenDownloads(server: TestServer): Promise<DownloadRow[]> {
   await server.recorder.flush();
   return readDownloads(server.dataDir);
+}
+
+/**
+ * The downloads recorded after the first `from`, once `expected` of them are in (or as they are
+ * after 5 s, for the caller's assertion to show): a download is recorded just after its last byte
+ * is sent, so a client that has read the body can ask a moment too soon.
+ */
+export async function downloadsFrom(server: TestServer, from: number, expected: number): Promise<DownloadRow[]> {
+  let rows: DownloadRow[] = [];
+  await waitFor(async () => (rows = (await writtenDownloads(server)).slice(from)).length >= expected, 5000).catch(() => {});
+  return rows;
 }

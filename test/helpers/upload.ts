@@ -115,19 +115,21 @@ export function putHeadersOnly(url: string, headers: Record<string, string>, con
 }
 
 /**
- * Starts a chunked PUT and sends `chunk`. Then either drops the connection (a client gone
- * mid-upload), or sends nothing more until the server closes it (a client stalled); a stalled
- * upload the server has not closed within `stallMs` fails.
+ * Starts a chunked PUT and sends `chunk`. Then either sends nothing more until the server closes
+ * the connection (`'stall'`: a client stalled; one the server has not closed within `stallMs`
+ * fails), or drops the connection once the promise `then()` returns resolves (a client gone
+ * mid-upload, once the server is receiving it).
  */
 export async function putPartly(
-  url: string, headers: Record<string, string>, chunk: Buffer, then: 'abandon' | 'stall', stallMs = 5000,
+  url: string, headers: Record<string, string>, chunk: Buffer,
+  then: 'stall' | (() => Promise<void>), stallMs = 5000,
 ): Promise<void> {
   const req = http.request(url, { method: 'PUT', headers: { ...headers, ...chunked } });
   req.on('error', () => {}); // the connection is meant to end unfinished
   const closed = new Promise((resolve) => req.on('close', resolve));
   await new Promise<void>((resolve) => req.write(chunk, () => resolve()));
-  if (then === 'abandon') {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  if (then !== 'stall') {
+    await then();
     req.destroy();
     await closed;
     return;

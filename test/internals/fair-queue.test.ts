@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { QueryFailed } from '../../src/errors.js';
 import { FairQueue } from '../../src/pool/fair-queue.js';
+import { waitFor } from '../helpers/cli.js';
 
 class Item {
   failed: QueryFailed | undefined;
@@ -54,7 +55,7 @@ test('an item that waits too long is taken out and failed', async () => {
   const q = new FairQueue<Item>({ ...limits, queueTimeoutMs: 50 });
   const item = new Item('a', 'a0');
   q.enqueue(item);
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await waitFor(() => item.failed !== undefined, 5000);
   assert.equal(item.failed?.failure.kind, 'queue-timeout');
   assert.equal(q.next(), undefined);
   assert.equal(q.waiting, 0);
