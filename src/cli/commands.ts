@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { allSettings, describeSettings, type Resolved } from '../config/settings.js';
-import { Catalog } from '../scrapers/catalog.js';
-import { importerWithLimits } from '../scrapers/import-process.js';
+import type { Catalog } from '../scrapers/catalog.js';
+import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
@@ -72,7 +72,7 @@ async function withCatalog(run: CommandRun, use: (catalog: Catalog) => Promise<v
   mkdirSync(config.dataDir, { recursive: true });
   const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
   try {
-    await use(new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb })));
+    await use(catalogWithImportLimits(store, config));
   } finally {
     await store.close();
   }

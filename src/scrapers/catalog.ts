@@ -37,8 +37,8 @@ export class Catalog {
   async addUser(name: string, firstKey: KeyOptions = {}): Promise<{ account: Account; key: string }> {
     if (!isAccountName(name)) throw errors.nameInvalid('account', name);
     const spec = checkKeyOptions({ ...firstKey, label: firstKey.label ?? firstKeyLabel });
-    if (await this.store.findAccount(name)) throw errors.accountExists(name);
     const account = await this.store.createAccount(name);
+    if (!account) throw errors.accountExists(name);
     return { account, key: await this.addKey(account, spec) };
   }
 

@@ -3,7 +3,7 @@ import { corsAllowHeaders, corsAllowMethods, corsExposeHeaders, corsMaxAgeSecond
 import { errorsSection, formatsSection, limitsSection } from './docs-reference.js';
 import type { FormatExample } from './format-examples.js';
 import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
+import { layout, type Visitor } from './layout.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
 
 export interface DocsPageModel {
@@ -14,6 +14,7 @@ export interface DocsPageModel {
   builder?: BuilderModel;
   /** The `?scraper=` asked for, kept in its field. */
   scraperField: string;
+  visitor?: Visitor;
 }
 
 function examplesSection(model: DocsPageModel): SafeHtml {
@@ -35,6 +36,7 @@ export function docsPage(model: DocsPageModel): SafeHtml {
   const base = model.base;
   return layout({
     title: 'API documentation',
+    visitor: model.visitor,
     scripts: model.builder ? ['query-builder.js'] : [],
     body: html`<h1>API documentation</h1>
 <p class="lead">Get the data of any public scraper with one GET request and an SQL query, in the format you need. Siphon speaks morph.io's data API, so existing morph.io clients work unchanged.</p>
@@ -48,7 +50,7 @@ export function docsPage(model: DocsPageModel): SafeHtml {
 <h2 id="endpoint">Endpoint</h2>
 <pre><code>GET ${base}/{owner}/{scraper}/data.{format}?query={SQL}
 X-API-Key: {your key}</code></pre>
-<p><code>HEAD</code> works too, and so does <code>POST</code> with <code>key</code>, <code>query</code> and <code>callback</code> in an <code>application/x-www-form-urlencoded</code> or JSON body (a parameter in the body wins over the same one in the URL): for queries longer than a proxy lets through in a URL, and to keep the key out of URLs. A POST is never answered <code>304</code>. Names of owners and scrapers are matched case-insensitively. Private scrapers cannot be queried at all, and are answered exactly like scrapers that do not exist.</p>
+<p><code>HEAD</code> works too, and so does <code>POST</code> with <code>key</code>, <code>query</code> and <code>callback</code> in an <code>application/x-www-form-urlencoded</code> or JSON body (a parameter in the body wins over the same one in the URL): for queries longer than a proxy lets through in a URL, and to keep the key out of URLs. A POST is never answered <code>304</code>. Names of owners and scrapers are matched case-insensitively. Private scrapers can be queried only with their owner's keys; to every other key they are answered exactly like scrapers that do not exist. Signing in on the web never authorises a data call: only a key does.</p>
 </section>
 
 <section aria-labelledby="keys">
@@ -56,10 +58,10 @@ X-API-Key: {your key}</code></pre>
 <p>Every data call needs an API key. <strong>A key is a secret</strong>: anyone who has it can query as you, and your calls show as your downloads.</p>
 <ul>
 <li><strong>Send it in a header</strong>: <code>X-API-Key: &lt;key&gt;</code> or <code>Authorization: Bearer &lt;key&gt;</code>. It can also be the <code>key</code> query-string parameter (as on morph.io), but a key in a URL ends up in browser history, proxy logs and <code>Referer</code> headers. A header wins over the parameter: a bad header key is refused even if the parameter holds a good one.</li>
-<li><strong>Getting one</strong>: <code>siphon user add NAME</code> creates an account and prints its first key; <code>siphon key create NAME [--label TEXT]</code> prints another.</li>
+<li><strong>Getting one</strong>: <a href="/signup">sign up</a>, then create keys on <a href="/account">your account page</a> (each is shown once, when it is made), where you can also see their last use and your own downloads, and revoke them. Signed in, the query builder below fills in a new read-only key of yours with one click. ${model.config.signup === 'closed' ? 'This server does not take sign-ups: its operator creates accounts and keys (' : 'The operator can also create them ('}<code>siphon user add NAME</code> creates an account and prints its first key; <code>siphon key create NAME [--label TEXT]</code> prints another).</li>
 <li><strong>Read-only keys</strong> (<code>siphon key create NAME --read-only</code>) can query every public scraper but never publish data. Use one wherever a key may be seen, such as a JSONP page.</li>
 <li><strong>Keys for web pages</strong> (<code>siphon key create NAME --origin https://maps.example.org</code>) are read-only and work only from pages of the origins given: see <a href="#browsers">Browsers</a>.</li>
-<li><strong>Revoking</strong>: <code>siphon key revoke KEY</code> stops a key at once; <code>siphon key list NAME</code> shows an account's keys by their first characters, with their label, origins, when each was made and last used, and whether it is revoked. Keys are stored only as hashes and never appear in logs or pages.</li>
+<li><strong>Revoking</strong>: the Revoke button on your account page, or <code>siphon key revoke KEY</code>, stops a key at once; <code>siphon key list NAME</code> shows an account's keys by their first characters, with their label, origins, when each was made and last used, and whether it is revoked. Keys are stored only as hashes and never appear in logs or pages.</li>
 </ul>
 </section>
 
