@@ -85,7 +85,7 @@ export function webScope(app: FastifyInstance, deps: { config: Config; store: St
       const cookies = reply.getHeader('set-cookie');
       if (secure && cookies !== undefined) {
         const list = (Array.isArray(cookies) ? cookies : [String(cookies)]).map((c) => (/;\s*secure\b/i.test(c) ? c : `${c}; Secure`));
-        void reply.header('set-cookie', list);
+        void reply.removeHeader('set-cookie').header('set-cookie', list);
       }
       // A page made for a signed-in visitor (their keys, a new key, their token) is kept by no cache.
       if (signedIn(request) || cookies !== undefined) void reply.header('cache-control', 'private, no-store');
