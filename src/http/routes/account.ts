@@ -167,10 +167,12 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
       return refuse(errors.signInFailed());
     }
     const password = field(request.body, 'password');
-    if (!isAcceptablePassword(password)) return refuse(errors.passwordInvalid(minPasswordChars, maxPasswordChars));
     if (password !== field(request.body, 'password2')) return refuse(errors.passwordsDiffer());
-    await store.setPasswordHash(account.id, await hashPassword(password));
-    await store.removeAccountSessions(account.id, currentSessionHash(request));
+    try {
+      await catalog.setPassword(account.name, password, currentSessionHash(request));
+    } catch (err) {
+      return refuse(asSiphonError(err, reply));
+    }
     request.log.info({ account: account.name }, 'password changed on the web');
     return showAccount(request, reply, { notice: 'Your password was changed, and your other sessions were logged out.' });
   });
