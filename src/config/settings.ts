@@ -145,7 +145,7 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', 'largest temporary file a query process may write'),
   spoolResponseMb: numberSetting('spoolResponseMb', 'spool-response-mb', 'megabytes', 'output a client has not read yet, per response'),
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
-  signup: textSetting('signup', 'signup', 'open|closed', 'word', 'whether visitors may create accounts at /signup (closed: keys come from the operator)',
+  signup: textSetting('signup', 'signup', 'MODE', 'word', 'open: visitors may create accounts at /signup; closed: accounts and keys come from the operator',
     (text) => text === 'open' || text === 'closed', 'open or closed'),
   sessionLifetimeMs: numberSetting('sessionLifetimeMs', 'session-lifetime', 'seconds', 'a web session ends this long after signing in', { factor: 1000 }),
   loginFailures: numberSetting('loginFailures', 'login-failures', 'count', 'wrong passwords for one account per login window (429 beyond)'),
