@@ -99,7 +99,7 @@ Access-Control-Max-Age: ${corsMaxAgeSeconds}</code></pre>
 
 <section aria-labelledby="downloads">
 <h2 id="downloads">Downloads are public</h2>
-<p>Every call with a valid key to a public scraper is a download, whatever its outcome (a failed query is a download too; a call with no or a bad key, with a key refused for its origin, or to an unknown or private scraper, is not). As on morph.io, downloads are public, so that the people who write scrapers can see who uses their data: each scraper's page shows how many times it was downloaded, by whom, and a chart of downloads per day over the last 90 days. A call shows there on the next page load.</p>
+<p>Every call with a valid key to a public scraper is a download, whatever its outcome (a failed query is a download too; a call with no or a bad key, with a key refused for its origin, or to an unknown scraper or another account's private one, is not). As on morph.io, downloads are public, so that the people who write scrapers can see who uses their data: each scraper's page shows how many times it was downloaded, by whom, and a chart of downloads per day over the last 90 days. A call shows there on the next page load.</p>
 </section>
 
 <section aria-labelledby="scraper-info">
