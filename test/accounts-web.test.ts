@@ -211,3 +211,59 @@ describe('a server with an https public URL and sign-ups closed', () => {
     assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_SIGN_IN_THROTTLED');
   });
 });
+
+describe("an owner's forms", () => {
+  let server: TestServer;
+  let alice: WebClient;
+  const publishLimit = 64 * 1024;
+  before(async () => {
+    server = await startServer({ maxPublishBytes: publishLimit });
+    await accountWithPassword(server, 'alice');
+    const db = (await import('./helpers/fixture-db.js')).makeDb(server.dataDir, 'a.sqlite', 'create table t (x); insert into t values (1);');
+    await server.catalog.addScraper('alice/things', db, { isPrivate: true, description: 'Things' });
+    alice = new WebClient(server.base);
+    await alice.logIn('alice', password);
+  });
+  after(() => server.close());
+
+  /** Posts the publish form as a browser does: the token first, then the file. */
+  async function publish(client: WebClient, token: string | undefined, file?: Buffer): Promise<Response> {
+    const form = new FormData();
+    if (token !== undefined) form.append('_csrf', token);
+    if (file) form.append('db', new Blob([new Uint8Array(file)]), 'data.sqlite');
+    return fetch(`${server.base}/alice/things/publish`, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: client.cookieHeader(), accept: 'text/html' } });
+  }
+  const version = async () => (await server.store.findScraper('alice', 'things'))!.data.version;
+
+  test('a publish without the token, with no file, or over the publish limit is refused and changes nothing', async () => {
+    const token = await alice.token('/alice/things');
+    const noToken = await publish(alice, undefined, Buffer.from('x'));
+    assert.equal(noToken.status, 403);
+    assert.equal(noToken.headers.get('siphon-error-code'), 'SIPHON_ERR_CSRF');
+    const noFile = await publish(alice, token);
+    assert.equal(noFile.status, 400);
+    assert.equal(noFile.headers.get('siphon-error-code'), 'SIPHON_ERR_FORM_INVALID');
+    const tooLarge = await publish(alice, token, Buffer.alloc(publishLimit + 1, 1));
+    assert.equal(tooLarge.status, 413);
+    assert.equal(tooLarge.headers.get('siphon-error-code'), 'SIPHON_ERR_DATA_TOO_LARGE');
+    assert.match(await tooLarge.text(), new RegExp(`publish limit of ${publishLimit} bytes`));
+    assert.equal(await version(), 1);
+  });
+
+  test("another account's forms for the scraper answer 404, as for one that does not exist; a description is bounded", async () => {
+    await accountWithPassword(server, 'bob');
+    const bob = new WebClient(server.base);
+    await bob.logIn('bob', password);
+    const token = await bob.token('/account');
+    const settings = await bob.post('/alice/things/settings', { _csrf: token, description: 'mine now', visibility: 'public' });
+    assert.equal(settings.status, 404);
+    assert.equal(settings.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
+    const upload = await publish(bob, token, Buffer.from('x'));
+    assert.equal(upload.status, 404);
+    const long = await alice.post('/alice/things/settings', { _csrf: await alice.token('/alice/things'), description: 'x'.repeat(1001) });
+    assert.equal(long.status, 400);
+    assert.equal(long.headers.get('siphon-error-code'), 'SIPHON_ERR_FORM_INVALID');
+    const scraper = (await server.store.findScraper('alice', 'things'))!;
+    assert.deepEqual([scraper.description, scraper.isPrivate, scraper.data.version], ['Things', true, 1]);
+  });
+});
