@@ -56,6 +56,15 @@ export interface Config {
   metricsPort?: number;
   /** /metrics asks for this token (`Authorization: Bearer`); alone, it puts /metrics on the public port. */
   metricsToken?: string;
+  /** Whether visitors may create accounts at /signup; when closed, keys come from the operator (`user add`). */
+  signup: 'open' | 'closed';
+  /** A web session ends this long after signing in, whatever happens meanwhile. */
+  sessionLifetimeMs: number;
+  /** Wrong passwords for one account within `loginWindowMs`; beyond, it cannot sign in until the window ends (429). */
+  loginFailures: number;
+  /** Wrong passwords from one address within `loginWindowMs`, whatever the account; beyond, 429. */
+  loginFailuresPerAddress: number;
+  loginWindowMs: number;
   /**
    * Where clients reach the service (`https://data.example.org`), for the absolute URLs in Atom feeds.
    * Unset: taken from each request's protocol and Host header.
@@ -95,6 +104,13 @@ export const defaults = {
   logLevel: 'info',
   logFormat: 'json',
   trustProxy: false,
+  signup: 'open',
+  sessionLifetimeMs: 7 * 24 * 3600 * 1000,
+  // Five guesses per quarter of an hour: a person who mistypes gets several tries, a guesser 480 a day.
+  loginFailures: 5,
+  // One address may be a whole office or a university's NAT, so it gets more.
+  loginFailuresPerAddress: 50,
+  loginWindowMs: 15 * 60 * 1000,
 } as const;
 
 /**

@@ -108,10 +108,11 @@ describe('scraper set', () => {
     assert.equal((await (await fetch(`${server.base}/alice/things.json`)).json() as { description: string }).description, 'Other things');
   });
 
-  test('--private makes it 404 everywhere from the next request; --public brings it back', async () => {
-    assert.equal((await query('alice/things', keys.alice!)).status, 200);
+  test('--private makes it 404 everywhere but to its owner\'s keys from the next request; --public brings it back', async () => {
+    assert.equal((await query('alice/things', keys.bob!)).status, 200);
     assert.equal(await runCliOk(['scraper', 'set', 'alice/things', '--private'], { dataDir }), 'updated alice/things (private): "Other things"\n');
-    const refused = await query('alice/things', keys.alice!);
+    assert.equal((await query('alice/things', keys.alice!)).status, 200, 'its owner still reads it');
+    const refused = await query('alice/things', keys.bob!);
     assert.equal(refused.status, 404);
     assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
     assert.equal((await fetch(`${server.base}/alice/things.json`)).status, 404);
@@ -120,7 +121,7 @@ describe('scraper set', () => {
     assert.equal(readColumns(await runCliOk(['scraper', 'list', 'alice'], { dataDir }))[1]!.VISIBILITY, 'private');
 
     await runCliOk(['scraper', 'set', 'alice/things', '--public'], { dataDir });
-    const back = await query('alice/things', keys.alice!);
+    const back = await query('alice/things', keys.bob!);
     assert.equal(back.status, 200);
     assert.deepEqual(await back.json(), [{ n: 3 }]);
   });
@@ -256,7 +257,7 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
     [['dave/kept', '0', 'a (0 rows), b (2 rows)']]);
   const db = openMeta(oldDir);
   try {
-    assert.equal(db.pragma('user_version', { simple: true }), 3);
+    assert.equal(db.pragma('user_version', { simple: true }), 4);
     assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [{ id: 1, removed: 1 }, { id: 2, removed: 0 }]);
     assert.equal(db.prepare('select sum(count) from download_totals where scraper_id = 1').pluck().get(), 1);
   } finally {

@@ -11,10 +11,13 @@ import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let key: string;
+/** Another account's: alice's private scraper does not exist for it. */
+let otherKey: string;
 
 before(async () => {
   server = await startServer();
   ({ key } = await server.catalog.addUser('alice'));
+  ({ key: otherKey } = await server.catalog.addUser('bob'));
   const db = makeDb(server.dataDir, 'd.sqlite', "create table data (title, content, link, date); insert into data values ('a', 'b', 'https://example.org/', '2026-01-01');");
   await server.catalog.addScraper('alice/s', db, { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/private', db, { isPrivate: true, description: '' });
@@ -53,7 +56,7 @@ test('errors allow any origin too, so a page can read why its call failed', asyn
   const cases: [string, string, Record<string, string>, Record<string, string>, number][] = [
     ['no key', 'json', { query: 'select 1' }, {}, 401],
     ['bad key', 'csv', { query: 'select 1' }, { 'x-api-key': 'sph_wrong' }, 401],
-    ['private scraper', 'json', { query: 'select 1' }, { 'x-api-key': key }, 404],
+    ['private scraper', 'json', { query: 'select 1' }, { 'x-api-key': otherKey }, 404],
     ['unknown format', 'xml', { query: 'select 1' }, { 'x-api-key': key }, 404],
     ['bad SQL', 'ndjson', { query: 'select * from nope' }, { 'x-api-key': key }, 400],
     ['not a read', 'json', { query: 'delete from data' }, { 'x-api-key': key }, 400],

@@ -30,6 +30,10 @@ function countedWithSql(db: Database.Database) {
       group by d.scraper_id, d.account_id order by scraper, owner`).all() as { scraper: string; owner: string; count: number }[],
     days: db.prepare(`select s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
       join scrapers s on s.id = d.scraper_id group by d.scraper_id, day order by scraper, day`).all() as { scraper: string; day: string; count: number }[],
+    // What /account shows: an account's own downloads per scraper and day.
+    accountDays: db.prepare(`select a.name as account, s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
+      join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id
+      group by d.account_id, d.scraper_id, day order by account, scraper, day`).all() as { account: string; scraper: string; day: string; count: number }[],
   };
 }
 
@@ -41,6 +45,9 @@ function kept(db: Database.Database): ReturnType<typeof countedWithSql> {
       { scraper: string; owner: string; count: number }[],
     days: db.prepare(`select s.name as scraper, d.day, d.count from download_days d
       join scrapers s on s.id = d.scraper_id order by scraper, day`).all() as { scraper: string; day: string; count: number }[],
+    accountDays: db.prepare(`select a.name as account, s.name as scraper, d.day, d.count from download_account_days d
+      join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id order by account, scraper, day`).all() as
+      { account: string; scraper: string; day: string; count: number }[],
   };
 }
 
@@ -139,9 +146,9 @@ after(async () => {
 });
 
 describe('an old metadata file with a million downloads', () => {
-  test('is migrated on opening: schema version 3 (the latest), counts equal to those counted over the downloads, each key\'s last use its latest download', () => {
+  test('is migrated on opening: schema version 4 (the latest), counts equal to those counted over the downloads, each key\'s last use its latest download', () => {
     withMeta((db) => {
-      assert.equal(db.pragma('user_version', { simple: true }), 3);
+      assert.equal(db.pragma('user_version', { simple: true }), 4);
       assert.deepEqual(kept(db), countedWithSql(db));
       const lastUse = db.prepare('select id, last_used_at as at from api_keys order by id').all();
       assert.deepEqual(lastUse, db.prepare('select key_id as id, max(at) as at from downloads group by key_id order by key_id').all());
@@ -197,7 +204,7 @@ test('pages read only the kept counts: with the downloads emptied behind the ser
   } finally {
     db.close();
   }
-  assert.deepEqual(withMeta(countedWithSql), { totals: [], days: [] });
+  assert.deepEqual(withMeta(countedWithSql), { totals: [], days: [], accountDays: [] });
   // A page that counted the downloads would now show none.
   await assertShown(counted);
 });

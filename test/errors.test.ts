@@ -32,7 +32,7 @@ test('every error is {"error": …} as JSON, with its status, whatever the forma
     ['alice/public', 'json', { ...q, key: '' }, 401, /not valid/],
     ['alice/public', 'ndjson', { ...q, key: 'sph_wrong' }, 401, /not valid/],
     ['alice/nope', 'json', { ...q, key }, 404, /can't find scraper alice\/nope/],
-    ['alice/secret', 'json', { ...q, key }, 404, /can't find scraper alice\/secret/],
+    ['alice/secret', 'json', { ...q, key: otherKey }, 404, /can't find scraper alice\/secret/],
     ['alice/public', 'xml', { ...q, key }, 404, /json, csv, ndjson, sqlite/],
     ['alice/public', 'json', { key }, 400, /No query specified/],
     ['alice/public', 'csv', { key, query: '   ' }, 400, /No query specified/],
@@ -53,7 +53,7 @@ test('every error is {"error": …} as JSON, with its status, whatever the forma
 });
 
 test('a private scraper is answered exactly like an unknown one', async () => {
-  const secret = await call(dataUrl(server.base, 'alice/secret', 'json', { ...q, key }));
+  const secret = await call(dataUrl(server.base, 'alice/secret', 'json', { ...q, key: otherKey }));
   const unknown = await call(dataUrl(server.base, 'alice/secreu', 'json', { ...q, key }));
   assert.equal(secret.status, unknown.status);
   assert.equal(secret.body.error!.replace('secret', 'X'), unknown.body.error!.replace('secreu', 'X'));

@@ -2,12 +2,13 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { allSettings, describeSettings, type Resolved } from '../config/settings.js';
-import { Catalog } from '../scrapers/catalog.js';
-import { importerWithLimits } from '../scrapers/import-process.js';
+import type { Catalog } from '../scrapers/catalog.js';
+import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
 import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
+import { readNewPassword } from './read-password.js';
 
 /** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
 export class CommandFailed extends Error {}
@@ -71,7 +72,7 @@ async function withCatalog(run: CommandRun, use: (catalog: Catalog) => Promise<v
   mkdirSync(config.dataDir, { recursive: true });
   const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
   try {
-    await use(new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb })));
+    await use(catalogWithImportLimits(store, config));
   } finally {
     await store.close();
   }
@@ -97,6 +98,19 @@ export const commands: readonly Command[] = [
     run: (run) => withCatalog(run, async (catalog) => {
       write(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
     }),
+  },
+  {
+    name: 'user passwd', args: ['NAME'], flags: [], settings: [],
+    summary: "set account NAME's password for the web (read from stdin)",
+    about: "Sets the password account NAME signs in with on the web, and logs out its sessions. The password is typed twice at a prompt that does not show it, or, when stdin is not a terminal, is the first line piped in (`printf '%s\\n' \"$PW\" | siphon user passwd NAME`); never an argument, which every user of the machine could read in ps. 10 to 200 characters.",
+    run: async (run) => {
+      const password = await readNewPassword();
+      if (password === undefined) throw new CommandFailed('the two passwords typed differ; nothing was changed');
+      await withCatalog(run, async (catalog) => {
+        const account = await catalog.setPassword(run.args[0]!, password);
+        write(`password set for ${account.name}; its web sessions are logged out\n`);
+      });
+    },
   },
   {
     name: 'user list', args: [], flags: [], settings: [],

@@ -58,7 +58,7 @@ function numberSetting<K extends NumberKey>(key: K, flag: string, unit: 'seconds
   };
 }
 
-function textSetting<K extends 'host' | 'logLevel'>(key: K, flag: string, metavar: string, unit: string, doc: string,
+function textSetting<K extends 'host' | 'logLevel' | 'signup'>(key: K, flag: string, metavar: string, unit: string, doc: string,
   check: (text: string) => boolean, what: string): Setting<K> {
   return {
     key, flag, metavar, unit, doc,
@@ -196,11 +196,18 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   maxQueryChars: numberSetting('maxQueryChars', 'max-query-chars', 'count', 'length of the SQL text; URLs and POST bodies are bounded to fit it',
     // The URL bound is 9 bytes a character, held per connection by Node's parser: 1,000,000 is 9 MB.
     { max: 1_000_000 }),
-  maxPublishBytes: numberSetting('maxPublishBytes', 'max-publish-mb', 'megabytes', 'size of a published database', { factor: 2 ** 20 }),
+  maxPublishBytes: numberSetting('maxPublishBytes', 'max-publish-mb', 'megabytes', 'size of a published database (PUT and the web upload)', { factor: 2 ** 20 }),
   queryMemoryMb: numberSetting('queryMemoryMb', 'query-memory-mb', 'megabytes', 'address space of each query process and of an import'),
   queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', 'largest temporary file a query process may write'),
   spoolResponseMb: numberSetting('spoolResponseMb', 'spool-response-mb', 'megabytes', 'output a client has not read yet, per response'),
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
+  signup: textSetting('signup', 'signup', 'MODE', 'word', 'open: visitors may create accounts at /signup; closed: accounts and keys come from the operator',
+    (text) => text === 'open' || text === 'closed', 'open or closed'),
+  sessionLifetimeMs: numberSetting('sessionLifetimeMs', 'session-lifetime', 'seconds', 'a web session ends this long after signing in', { factor: 1000 }),
+  loginFailures: numberSetting('loginFailures', 'login-failures', 'count', 'wrong passwords for one account per login window (429 beyond)'),
+  loginFailuresPerAddress: numberSetting('loginFailuresPerAddress', 'login-failures-per-address', 'count',
+    'wrong passwords from one address per login window, any account (429 beyond)'),
+  loginWindowMs: numberSetting('loginWindowMs', 'login-window', 'seconds', 'the window in which wrong passwords are counted', { factor: 1000 }),
 };
 
 export const allSettings = Object.values(settings) as Setting[];

@@ -12,6 +12,8 @@ export function fromFramework(err: unknown, limits: RequestLimits): unknown {
   const { code, statusCode } = (err ?? {}) as { code?: unknown; statusCode?: unknown };
   if (code === 'FST_ERR_BAD_URL') return errors.urlInvalid();
   if (code === 'FST_ERR_MAX_PARAM_LENGTH') return errors.urlTooLong(limits.maxUrlBytes, maxPathSegmentChars);
+  // @fastify/csrf-protection's refusals of a form without this browser's token.
+  if (code === 'FST_CSRF_INVALID_TOKEN' || code === 'FST_CSRF_MISSING_SECRET') return errors.csrfInvalid();
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) return errors.badRequest(statusCode);
   return err;
 }

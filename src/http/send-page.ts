@@ -19,6 +19,7 @@ const contentSecurityPolicy = [
  */
 export function sendPage(reply: FastifyReply, status: number, page: SafeHtml, error?: SiphonError): void {
   if (error) void reply.header(errorCodeHeader, error.code);
+  if (error?.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
   void reply.code(status).headers({
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-cache',

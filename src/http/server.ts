@@ -17,11 +17,15 @@ import { checkRequestHead } from './request-head.js';
 import { assetRoutes } from './routes/assets.js';
 import { dataRoutes } from './routes/data.js';
 import { healthRoutes } from './routes/health.js';
+import { accountRoutes } from './routes/account.js';
+import { ownerScraperRoutes } from './routes/owner-scrapers.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pageRoutes } from './routes/pages.js';
 import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
 import { sendError } from './send-error.js';
+import { webScope } from './web-session.js';
+import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
 
 export interface ServerDeps {
   config: Config;
@@ -109,7 +113,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   healthRoutes(app, deps);
   publishRoutes(app, routeDeps);
   corsPreflightRoutes(app);
-  pageRoutes(app, deps);
+  // Pages and account forms, with cookies and sessions: the data API and PUT above never see either.
+  const catalog = catalogWithImportLimits(deps.store, config);
+  webScope(app, { config, store: deps.store, limits }, (scope) => {
+    pageRoutes(scope, deps);
+    accountRoutes(scope, { config, store: deps.store, catalog });
+    ownerScraperRoutes(scope, { ...routeDeps, catalog });
+  });
   assetRoutes(app);
   // With a port of their own, the metrics are not on this one (metrics-server.ts).
   if (metrics && config.metricsToken !== undefined && config.metricsPort === undefined) {

@@ -1,4 +1,5 @@
 import { rm, rmdir } from 'node:fs/promises';
+import { hashPassword, isAcceptablePassword, maxPasswordChars, minPasswordChars } from '../accounts/passwords.js';
 import { errors } from '../errors.js';
 import { hashKey, keyPrefix, newKey } from '../keys.js';
 import type { Account, AccountListing, DataVersion, KeyListing, NewKey, Scraper, ScraperChanges, ScraperListing, Store } from '../store/types.js';
@@ -37,8 +38,8 @@ export class Catalog {
   async addUser(name: string, firstKey: KeyOptions = {}): Promise<{ account: Account; key: string }> {
     if (!isAccountName(name)) throw errors.nameInvalid('account', name);
     const spec = checkKeyOptions({ ...firstKey, label: firstKey.label ?? firstKeyLabel });
-    if (await this.store.findAccount(name)) throw errors.accountExists(name);
     const account = await this.store.createAccount(name);
+    if (!account) throw errors.accountExists(name);
     return { account, key: await this.addKey(account, spec) };
   }
 
@@ -57,6 +58,18 @@ export class Catalog {
     const key = newKey();
     await this.store.addKey(account.id, hashKey(key), { ...spec, prefix: keyPrefix(key) });
     return key;
+  }
+
+  /**
+   * Sets the account's password for signing in on the web, and ends its sessions but `keepSession`
+   * (a visitor changing their own password stays signed in; an operator's reset keeps none).
+   */
+  async setPassword(accountName: string, password: string, keepSession?: string): Promise<Account> {
+    if (!isAcceptablePassword(password)) throw errors.passwordInvalid(minPasswordChars, maxPasswordChars);
+    const account = await this.requireAccount(accountName);
+    await this.store.setPasswordHash(account.id, await hashPassword(password));
+    await this.store.removeAccountSessions(account.id, keepSession);
+    return account;
   }
 
   async revokeKey(key: string): Promise<boolean> {

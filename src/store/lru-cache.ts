@@ -40,7 +40,7 @@ export class LruCache<K, V> {
     this.size = 0;
   }
 
-  private delete(key: K): void {
+  delete(key: K): void {
     const value = this.entries.get(key);
     if (value === undefined) return;
     this.entries.delete(key);

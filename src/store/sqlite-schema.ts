@@ -114,6 +114,37 @@ const migrations: string[] = [
   alter table scrapers_new rename to scrapers;
   create unique index scrapers_by_name on scrapers (owner_id, name) where removed_at is null;
   `,
+  // 4: accounts on the web. An account may have a password (an scrypt hash in the PHC-like text of
+  // src/accounts/passwords.ts; null: it cannot sign in) and an email. Sessions are kept by the
+  // SHA-256 of their id, as keys are, with when they end; expired ones are deleted by a sweep.
+  // download_account_days counts an account's own downloads per scraper and UTC day for its page,
+  // as download_days does per scraper, filled from the downloads already recorded. server_secrets
+  // holds what every server of one store must share (the session cookie's signing secret).
+  `
+  alter table accounts add column password_hash text;
+  alter table accounts add column email text;
+  create table sessions (
+    id_hash text primary key,
+    account_id integer not null references accounts(id),
+    created_at text not null,
+    expires_at text not null
+  );
+  create index sessions_by_expiry on sessions (expires_at);
+  create index sessions_by_account on sessions (account_id);
+  create table download_account_days (
+    account_id integer not null references accounts(id),
+    scraper_id integer not null references scrapers(id),
+    day text not null,
+    count integer not null,
+    primary key (account_id, day, scraper_id)
+  ) without rowid;
+  insert into download_account_days (account_id, scraper_id, day, count)
+    select account_id, scraper_id, substr(at, 1, 10), count(*) from downloads group by account_id, scraper_id, substr(at, 1, 10);
+  create table server_secrets (
+    name text primary key,
+    value text not null
+  ) without rowid;
+  `,
 ];
 
 /**

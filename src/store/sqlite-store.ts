@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
+import { everyDay, lastDays, SqliteWebAccounts } from './sqlite-web-accounts.js';
 import type {
-  Account, AccountListing, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats, KeyListing, ListScrapersOptions,
-  NewKey, NewScraper, Scraper, ScraperChanges, ScraperListing, Store,
+  Account, AccountDetails, AccountListing, AccountScraperDownloads, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats,
+  KeyListing, ListScrapersOptions, NewKey, NewScraper, Scraper, ScraperChanges, ScraperListing, SessionRecord, Store,
 } from './types.js';
 
 interface ScraperRow {
@@ -68,6 +69,7 @@ export class SqliteStore implements Store {
   private seenDataVersion: unknown;
   private readonly keys = new LruCache<string, ApiKey>(cachedLookups);
   private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
+  private readonly web: SqliteWebAccounts;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -80,6 +82,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON');
     this.dataVersion = this.db.prepare('pragma data_version').pluck();
     this.seenDataVersion = this.dataVersion.get();
+    this.web = new SqliteWebAccounts(this.db, (sql) => this.stmt(sql));
   }
 
   private stmt(sql: string): Database.Statement {
@@ -113,10 +116,21 @@ export class SqliteStore implements Store {
     }
   }
 
-  async createAccount(name: string): Promise<Account> {
+  async createAccount(name: string, details: AccountDetails = {}): Promise<Account | undefined> {
     const now = new Date().toISOString();
-    const info = this.change(() => this.stmt('insert into accounts (name, created_at) values (?, ?)').run(name, now));
-    return { id: Number(info.lastInsertRowid), name };
+    // The unique name decides between two sign-ups of one name at the same moment.
+    const info = this.change(() => this.stmt(`
+      insert into accounts (name, created_at, password_hash, email) values (?, ?, ?, ?) on conflict do nothing`)
+      .run(name, now, details.passwordHash ?? null, details.email ?? null));
+    return info.changes === 0 ? undefined : { id: Number(info.lastInsertRowid), name };
+  }
+
+  async findLogin(name: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
+    return this.web.findLogin(name);
+  }
+
+  async setPasswordHash(accountId: number, passwordHash: string): Promise<void> {
+    this.web.setPasswordHash(accountId, passwordHash);
   }
 
   async findAccount(name: string): Promise<Account | undefined> {
@@ -143,11 +157,12 @@ export class SqliteStore implements Store {
 
   async listKeys(accountId: number): Promise<KeyListing[]> {
     const rows = this.stmt(`
-      select prefix, label, read_only, origins_json, created_at, last_used_at, revoked_at
+      select id, prefix, label, read_only, origins_json, created_at, last_used_at, revoked_at
       from api_keys where account_id = ? order by id`).all(accountId) as
-      { prefix: string | null; label: string; read_only: number; origins_json: string | null; created_at: string;
+      { id: number; prefix: string | null; label: string; read_only: number; origins_json: string | null; created_at: string;
         last_used_at: string | null; revoked_at: string | null }[];
     return rows.map((row) => ({
+      id: row.id,
       prefix: row.prefix,
       label: row.label,
       readOnly: row.read_only === 1,
@@ -184,6 +199,36 @@ export class SqliteStore implements Store {
     const info = this.change(() => this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?')
       .run(new Date().toISOString(), keyHash));
     return info.changes > 0;
+  }
+
+  async revokeAccountKey(accountId: number, keyId: number): Promise<boolean> {
+    const info = this.change(() => this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and account_id = ?')
+      .run(new Date().toISOString(), keyId, accountId));
+    return info.changes > 0;
+  }
+
+  async saveSession(idHash: string, session: { accountId: number; expiresAt: string }): Promise<void> {
+    this.web.saveSession(idHash, session);
+  }
+
+  async findSession(idHash: string, now: string): Promise<SessionRecord | undefined> {
+    return this.web.findSession(idHash, now);
+  }
+
+  async removeSession(idHash: string): Promise<void> {
+    this.web.removeSession(idHash);
+  }
+
+  async removeAccountSessions(accountId: number, keep?: string): Promise<void> {
+    this.web.removeAccountSessions(accountId, keep);
+  }
+
+  async removeExpiredSessions(now: string): Promise<number> {
+    return this.web.removeExpiredSessions(now);
+  }
+
+  async serverSecret(name: string, make: () => string): Promise<string> {
+    return this.web.serverSecret(name, make);
   }
 
   async addScraper(s: NewScraper): Promise<Scraper> {
@@ -282,6 +327,7 @@ export class SqliteStore implements Store {
         insert.run(d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
         countByAccount.run(d.scraperId, d.accountId);
         countByDay.run(d.scraperId, d.at);
+        this.web.countDownload(d.accountId, d.scraperId, d.at);
       }
       for (const [keyId, at] of lastUse) keyUse.run(at, keyId, at);
     })();
@@ -318,12 +364,14 @@ export class SqliteStore implements Store {
   }
 
   async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {
-    const dayMs = 24 * 60 * 60 * 1000;
-    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const dayOf = (i: number) => new Date(today - (days - 1 - i) * dayMs).toISOString().slice(0, 10);
+    const span = lastDays(days, now);
     const counts = new Map((this.stmt('select day, count from download_days where scraper_id = ? and day >= ?')
-      .all(scraperId, dayOf(0)) as DayCount[]).map((d) => [d.day, d.count]));
-    return Array.from({ length: days }, (_, i) => ({ day: dayOf(i), count: counts.get(dayOf(i)) ?? 0 }));
+      .all(scraperId, span[0]) as DayCount[]).map((d) => [d.day, d.count]));
+    return everyDay(span, counts);
+  }
+
+  async accountDownloads(accountId: number, days: number, now = new Date()): Promise<AccountScraperDownloads[]> {
+    return this.web.accountDownloads(accountId, days, now);
   }
 
   async pruneDownloads(before: string): Promise<number> {

@@ -30,6 +30,8 @@ export interface NewKey {
 
 /** A key as the list of its account's keys shows it: never the key or its hash. */
 export interface KeyListing {
+  /** Names the key to revoke it from its account's page; tells nothing about the key itself. */
+  id: number;
   /** Null for a key made before prefixes were kept. */
   prefix: string | null;
   label: string;
@@ -141,8 +143,37 @@ export interface DayCount {
   count: number;
 }
 
+/** What an account may be created with besides its name. */
+export interface AccountDetails {
+  /** A password hash (src/accounts/passwords.ts); without one the account cannot sign in on the web. */
+  passwordHash?: string;
+  email?: string;
+}
+
+/** A session of a signed-in visitor, as stored: by the hash of its id, never the id. */
+export interface SessionRecord {
+  account: Account;
+  /** ISO timestamps in UTC. */
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** An account's own downloads of one scraper, one entry per UTC day. */
+export interface AccountScraperDownloads {
+  /** Owner and name as they are now; a removed scraper is still listed (the downloads happened). */
+  owner: string;
+  name: string;
+  removed: boolean;
+  total: number;
+  perDay: DayCount[];
+}
+
 export interface Store {
-  createAccount(name: string): Promise<Account>;
+  /** Undefined when the name is taken (matched case-insensitively), whoever took it first. */
+  createAccount(name: string, details?: AccountDetails): Promise<Account | undefined>;
+  /** The account with its password hash (null when it has none), for signing in. */
+  findLogin(name: string): Promise<{ account: Account; passwordHash: string | null } | undefined>;
+  setPasswordHash(accountId: number, passwordHash: string): Promise<void>;
   findAccount(name: string): Promise<Account | undefined>;
   /** Every account, by name. */
   listAccounts(): Promise<AccountListing[]>;
@@ -157,6 +188,22 @@ export interface Store {
   findKey(keyHash: string): Promise<ApiKey | undefined>;
   /** Returns false when no such key exists. */
   revokeKey(keyHash: string): Promise<boolean>;
+  /** Revokes the account's key with this id (KeyListing.id); false when the account has no such key. */
+  revokeAccountKey(accountId: number, keyId: number): Promise<boolean>;
+
+  /**
+   * Sessions, each stored by the hash of its id. findSession sees only sessions not yet expired at
+   * `now`, so one past its end is refused even before the sweep removes it.
+   */
+  saveSession(idHash: string, session: { accountId: number; expiresAt: string }): Promise<void>;
+  findSession(idHash: string, now: string): Promise<SessionRecord | undefined>;
+  removeSession(idHash: string): Promise<void>;
+  /** Every session of the account but `keep` (the one changing the password stays signed in). */
+  removeAccountSessions(accountId: number, keep?: string): Promise<void>;
+  /** Removes the sessions that ended before `now`; returns how many. */
+  removeExpiredSessions(now: string): Promise<number>;
+  /** A random secret shared by every server of this store, made at its first use: `make` gives it. */
+  serverSecret(name: string, make: () => string): Promise<string>;
 
   addScraper(scraper: NewScraper): Promise<Scraper>;
   /** Sees every change committed before the call, by any process, as findKey does: new data is read at once. */
@@ -176,7 +223,7 @@ export interface Store {
   removeScraper(scraperId: number): Promise<boolean>;
 
   /**
-   * Records downloads, counts them in the totals the three reads below use, and keeps each key's
+   * Records downloads, counts them in the totals the four reads below use, and keeps each key's
    * last use (the latest `at` of its downloads), all in one step: when it throws, none of them was
    * recorded and the same records can be given again.
    */
@@ -190,6 +237,8 @@ export interface Store {
   listScrapers(options: ListScrapersOptions): Promise<ScraperListing[]>;
   /** One entry per UTC day for the last `days` days, oldest first, ending today; days without downloads are 0. */
   downloadsPerDay(scraperId: number, days: number, now?: Date): Promise<DayCount[]>;
+  /** The account's own downloads over the last `days` days, per scraper (most first) and UTC day, as downloadsPerDay. */
+  accountDownloads(accountId: number, days: number, now?: Date): Promise<AccountScraperDownloads[]>;
   /**
    * Deletes the downloads recorded before `before` (an ISO timestamp in UTC) and returns how many.
    * The totals above keep counting them: pages and counts do not change. May take a while on many

@@ -1,6 +1,6 @@
 import type { ApiReference } from './docs-reference.js';
 import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
+import { layout, type Visitor } from './layout.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
 
 export interface DocsPageModel {
@@ -10,6 +10,7 @@ export interface DocsPageModel {
   builder?: BuilderModel;
   /** The `?scraper=` asked for, kept in its field. */
   scraperField: string;
+  visitor?: Visitor;
 }
 
 function examplesSection(model: DocsPageModel): SafeHtml {
@@ -32,6 +33,7 @@ export function docsPage(model: DocsPageModel): SafeHtml {
   const sections = headings.filter((h) => h.depth === 2);
   return layout({
     title,
+    visitor: model.visitor,
     scripts: model.builder ? ['query-builder.js'] : [],
     body: html`<h1>${title}</h1>
 <nav class="toc" aria-label="On this page"><ul>

@@ -1,6 +1,6 @@
 import type { ScraperListing } from '../store/types.js';
 import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
+import { layout, type Visitor } from './layout.js';
 import { scraperList } from './scraper-list.js';
 import { plural } from './text.js';
 
@@ -10,11 +10,13 @@ export interface HomePageModel {
   search: string;
   /** The list was cut at this many scrapers. */
   limit: number;
+  visitor?: Visitor;
 }
 
 /** `/`: every public scraper, most downloaded and most recently updated first, with a search box. */
-export function homePage({ listings, search, limit }: HomePageModel): SafeHtml {
+export function homePage({ listings, search, limit, visitor }: HomePageModel): SafeHtml {
   return layout({
+    visitor,
     title: search ? `Scrapers matching “${search}”` : 'Public scrapers',
     body: html`<h1>Public scrapers</h1>
 <p class="lead">Query any of them with SQL and get the rows as JSON, CSV, NDJSON, an Atom feed, or the whole SQLite database. <a href="/docs">How the API works</a>.</p>

@@ -1,14 +1,30 @@
 import { html, type Html, type SafeHtml } from './html.js';
 
+/** A signed-in visitor, as every page's header shows them. */
+export interface Visitor {
+  name: string;
+  /** For the "Log out" form: logging out changes something, so it is a POST with this browser's token. */
+  csrfToken: string;
+}
+
 export interface PageOptions {
   title: string;
+  /** Signed in: their account and a "Log out" button; else links to sign up and log in. */
+  visitor?: Visitor;
   /** Page-specific ES modules from /assets/. */
   scripts?: string[];
   body: Html;
 }
 
 /** The frame every page shares: head, site header with navigation, main, footer. */
-export function layout({ title, scripts = [], body }: PageOptions): SafeHtml {
+function visitorNav(visitor: Visitor | undefined): SafeHtml {
+  if (!visitor) return html`<a href="/login">Log in</a>
+    <a href="/signup">Sign up</a>`;
+  return html`<a href="/account">${visitor.name}: keys and account</a>
+    <form method="post" action="/logout" class="logout"><input type="hidden" name="_csrf" value="${visitor.csrfToken}"><button type="submit" class="link">Log out</button></form>`;
+}
+
+export function layout({ title, scripts = [], body, visitor }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -25,6 +41,7 @@ ${scripts.map((s) => html`<script type="module" src="/assets/${s}"></script>\n`)
   <nav aria-label="Site">
     <a href="/">Scrapers</a>
     <a href="/docs">API documentation</a>
+    ${visitorNav(visitor)}
   </nav>
 </header>
 <main id="main">

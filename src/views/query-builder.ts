@@ -26,6 +26,8 @@ export interface BuilderModel {
   hidden?: Record<string, string>;
   /** The page's URL gave a callback the API would refuse: it was left out, and the builder says so. */
   callbackRefused?: boolean;
+  /** A signed-in visitor's CSRF token: the builder offers to fill in a new read-only key of theirs. */
+  keyToken?: string;
 }
 
 const formatHints: Record<string, string> = {
@@ -108,6 +110,9 @@ ${atomMapping(model)}
     <label for="qb-key">Your API key</label>
     <input id="qb-key" type="password" autocomplete="off" spellcheck="false" placeholder="sph_…">
     <p class="hint">Stays in this page: it is sent only to the API, in the X-API-Key header, when you press Run, and is never stored.</p>
+    ${model.keyToken
+      ? html`<p><button type="button" id="qb-new-key" class="secondary" data-csrf="${model.keyToken}">Fill in a new read-only key of mine</button> <span class="hint">(made now, listed on <a href="/account">your account page</a>, where you can revoke it)</span></p>`
+      : html`<p class="hint">No key yet? <a href="/signup">Sign up</a> or <a href="/login">log in</a> to make one.</p>`}
   </div>
   <p class="buttons"><button type="button" id="qb-run">Run</button>
   <button type="button" id="qb-download" class="secondary">Download the whole database (${humanSize(scraper.data.sizeBytes)})</button></p>

@@ -2,7 +2,8 @@ import type { TablePreview } from '../previews/table-previews.js';
 import type { DayCount, DownloadStats, Scraper } from '../store/types.js';
 import { downloadsChart } from './downloads-chart.js';
 import { html, type SafeHtml } from './html.js';
-import { layout } from './layout.js';
+import { layout, type Visitor } from './layout.js';
+import { ownerToolsSection, type OwnerTools } from './owner-tools.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
 import { tableSection } from './table-section.js';
 import { count, humanSize, ownerPath, plural, timeElement } from './text.js';
@@ -13,6 +14,9 @@ export interface ScraperPageModel {
   perDay: DayCount[];
   previews: TablePreview[];
   builder: BuilderModel;
+  visitor?: Visitor;
+  /** For the scraper's owner only. */
+  ownerTools?: OwnerTools;
 }
 
 function downloadsSection({ downloads, perDay }: ScraperPageModel): SafeHtml {
@@ -33,7 +37,8 @@ export function scraperPage(model: ScraperPageModel): SafeHtml {
   return layout({
     title: `${scraper.owner.name}/${scraper.name}`,
     scripts: ['query-builder.js'],
-    body: html`<h1 class="scraper-name"><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a> / ${scraper.name}</h1>
+    visitor: model.visitor,
+    body: html`<h1 class="scraper-name"><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a> / ${scraper.name}${scraper.isPrivate ? html` <span class="private-badge">private</span>` : ''}</h1>
 ${scraper.description ? html`<p class="lead description">${scraper.description}</p>` : ''}
 <dl class="facts">
   <div><dt>Owner</dt><dd><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a></dd></div>
@@ -41,6 +46,7 @@ ${scraper.description ? html`<p class="lead description">${scraper.description}<
   <div><dt>Size</dt><dd>${humanSize(scraper.data.sizeBytes)}</dd></div>
   <div><dt>Tables</dt><dd>${count(tables.length)}</dd></div>
 </dl>
+${model.ownerTools ? ownerToolsSection(scraper, model.ownerTools) : ''}
 ${downloadsSection(model)}
 <section class="tables" aria-labelledby="tables">
 <h2 id="tables">Data</h2>
@@ -48,7 +54,7 @@ ${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p
 </section>
 <section class="api" aria-labelledby="api">
 <h2 id="api">Use the API</h2>
-<p>Every call needs an API key (<a href="/docs#keys">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>.</p>
+<p>Every call needs an API key (<a href="/signup">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>.</p>
 ${tables.length === 0 ? '' : queryBuilder(model.builder)}
 </section>`,
   });

@@ -21,6 +21,8 @@ export interface CliOptions {
   /** Added to the environment. Every setting's variable (and PORT) is removed first, so the caller's shell cannot leak in. */
   env?: Record<string, string>;
   cwd?: string;
+  /** Piped to the command's stdin (closed at once when absent). */
+  input?: string;
 }
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -39,12 +41,13 @@ function cliArgs(args: string[], dataDir: string | undefined): string[] {
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArgs(args, opts.dataDir), {
-      cwd: opts.cwd, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: opts.cwd, env: childEnv(opts.env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 const files: Record<string, { url: URL; type: string }> = {
   'site.css': { url: new URL('../../../../src/views/static/site.css', import.meta.url), type: 'text/css; charset=utf-8' },
   'query-builder.js': { url: new URL('../../views/client/query-builder.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  'account.js': { url: new URL('../../views/client/account.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   'api-request.js': { url: new URL('../../views/client/api-request.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
 };
 

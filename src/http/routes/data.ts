@@ -26,7 +26,7 @@ import { loggedWhenDone, noteRequest, type QueryTiming } from '../request-log.js
 import type { Params } from '../query-string.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
-import { findPublicScraper, singleParam } from './params.js';
+import { findScraperFor, singleParam } from './params.js';
 
 interface DataRoute {
   Params: { owner: string; scraper: string; format?: string };
@@ -73,7 +73,7 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
 /**
  * GET|HEAD|POST /:owner/:scraper/data.:format — the data API. Steps in order, each failing with its
  * own status: a POST's body (415, 413, 400) → authenticate (401; 403 for a key used from a web
- * origin it is not for) → find the public scraper (404) → the key's rate limit (429, not a download)
+ * origin it is not for) → find the scraper, public or the key's account's own (404) → the key's rate limit (429, not a download)
  * → format (404) → the format's own parameters, such as a JSONP callback (400) → check the SQL
  * (400) → the format's options → 304 if the client's copy is current → queue it fairly and run it
  * in a query process (429/503 when the key or the service is too busy; 400 on SQL errors and the
@@ -126,7 +126,8 @@ export function dataRoutes(
       noteRequest(request, { keyId: key.id });
       cors = keyCorsHeaders(key, request.headers);
       void reply.headers(cors); // on every answer from here on, errors too
-      scraper = await findPublicScraper(store, owner, scraperName);
+      // A private scraper is served to its owner's keys only.
+      scraper = await findScraperFor(store, key.account.id, owner, scraperName);
       // Nothing is served that could not be recorded: a refused call is not a download.
       recorder.assertAccepting();
       rate = await rateLimiter?.take(String(key.id));

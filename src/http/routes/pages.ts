@@ -16,7 +16,8 @@ import { scraperPage } from '../../views/scraper-page.js';
 import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
 import { sendPage } from '../send-page.js';
-import { singleParam } from './params.js';
+import { signedIn, visitorOf } from '../web-session.js';
+import { findScraperFor, singleParam } from './params.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -32,7 +33,7 @@ const builderFormats = formatNames.map((name) => ({ name, kind: findFormat(name)
  * The builder as the page first shows it: a table's first rows as json, or what a visitor without
  * JavaScript submitted (`?table=&sql=&format=&callback=`; never a key).
  */
-function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: Config, scraper: Scraper): BuilderModel {
+function builderModel(request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply, config: Config, scraper: Scraper): BuilderModel {
   const query = request.query;
   const tables = scraper.data.tables;
   const tableName = singleParam(query.table);
@@ -48,7 +49,9 @@ function builderModel(request: FastifyRequest<{ Querystring: Query }>, config: C
   const callbackRefused = callback !== '' && !isValidCallback(callback);
   const state: BuilderState = { table: table?.name ?? '', sql, format, callback: callbackRefused ? '' : callback };
   // With an unreadable Host header the examples show paths.
-  return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state, callbackRefused };
+  // A token only: the key is made when the visitor asks for it (client/query-builder.ts), never written into the page.
+  const keyToken = signedIn(request) ? reply.generateCsrf() : undefined;
+  return { base: publicOrigin(request, config) ?? '', scraper, formats: builderFormats, state, callbackRefused, keyToken };
 }
 
 /** Sends a page with a query builder: still shown when its address gave a callback the API would refuse, without it, as a 400. */
@@ -59,10 +62,12 @@ function sendBuilderPage(reply: FastifyReply, builder: BuilderModel | undefined,
 
 /**
  * The HTML pages: the public scrapers, an owner's, a scraper's (downloads, tables, query builder)
- * and the API documentation. Private scrapers never appear: they are answered as unknown ones.
+ * and the API documentation. A signed-in visitor has a "Log out" button on each. Private scrapers
+ * appear to their signed-in owner only; to everyone else they are answered as unknown ones.
  * Static routes (/docs, /healthz, /assets/…) win over `/:owner` in Fastify's router.
  */
 export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: Store; previews: TablePreviews }): void {
+  // Registered in the web scope (web-session.ts), so each page knows who is signed in.
   const { config, store, previews } = deps;
   // Rendered at the first view (~30 ms of Markdown), then kept: it changes only with docs/api.md and the settings.
   let reference: ApiReference | undefined;
@@ -70,31 +75,36 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
   app.get<{ Querystring: Query }>('/', async (request, reply) => {
     const search = (singleParam(request.query.q) ?? '').trim().slice(0, maxSearchChars);
     const listings = await store.listScrapers({ search: search || undefined, limit: listLimit });
-    sendPage(reply, 200, homePage({ listings, search, limit: listLimit }));
+    sendPage(reply, 200, homePage({ listings, search, limit: listLimit, visitor: visitorOf(request, reply) }));
   });
 
   app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
     const owner = await store.findAccount(request.params.owner);
-    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`), errors.accountNotFound(request.params.owner));
-    sendPage(reply, 200, ownerPage(owner.name, await store.listScrapers({ owner: owner.name, limit: listLimit })));
+    const visitor = visitorOf(request, reply);
+    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`, visitor), errors.accountNotFound(request.params.owner));
+    const own = signedIn(request)?.id === owner.id;
+    sendPage(reply, 200, ownerPage(owner.name, await store.listScrapers({ owner: owner.name, limit: listLimit, includePrivate: own }), visitor, own));
   });
 
   app.get<{ Params: { owner: string; scraper: string }; Querystring: Query }>('/:owner/:scraper', async (request, reply) => {
     const { owner, scraper: name } = request.params;
-    const scraper = await store.findScraper(owner, name);
-    if (!scraper || scraper.isPrivate) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`), errors.scraperNotFound(`${owner}/${name}`));
+    const account = signedIn(request);
+    const visitor = visitorOf(request, reply);
+    const scraper = await findScraperFor(store, account?.id, owner, name).catch(() => undefined);
+    if (!scraper) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
+    const ownerTools = account?.id === scraper.owner.id ? { csrfToken: visitor!.csrfToken, maxPublishBytes: config.maxPublishBytes } : undefined;
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
-    const visitor = whileClientWaits(reply);
+    const client = whileClientWaits(reply);
     try {
       const [downloads, perDay, tablePreviews] = await Promise.all([
         store.downloadStats(scraper.id),
         store.downloadsPerDay(scraper.id, chartDays),
-        previews.get(scraper, visitor.signal),
+        previews.get(scraper, client.signal),
       ]);
-      const builder = builderModel(request, config, scraper);
-      sendBuilderPage(reply, builder, scraperPage({ scraper, downloads, perDay, previews: tablePreviews, builder }));
+      const builder = builderModel(request, reply, config, scraper);
+      sendBuilderPage(reply, builder, scraperPage({ scraper, downloads, perDay, previews: tablePreviews, builder, visitor, ownerTools }));
     } finally {
-      visitor.done();
+      client.done();
     }
   });
 
@@ -109,8 +119,8 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
       scraper = (await store.listScrapers({ limit: 1 }))[0]?.scraper;
     }
     const builder: BuilderModel | undefined = scraper
-      && { ...builderModel(request, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
-    sendBuilderPage(reply, builder, docsPage({ reference: reference ??= apiReference(config), scraperField, builder }));
+      && { ...builderModel(request, reply, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
+    sendBuilderPage(reply, builder, docsPage({ reference: reference ??= apiReference(config), scraperField, builder, visitor: visitorOf(request, reply) }));
   };
   app.get('/docs', docs);
   // Where morph.io had its API documentation, so old links keep working.

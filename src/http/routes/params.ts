@@ -6,9 +6,17 @@ export function singleParam(value: string | string[] | undefined): string | unde
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A private scraper is answered exactly as an unknown one, so its existence is not revealed. */
-export async function findPublicScraper(store: Store, owner: string, name: string): Promise<Scraper> {
+/**
+ * The scraper as `accountId` may see it: a private scraper is found for its owner only, and answered
+ * to everyone else exactly as an unknown one, so its existence is not revealed.
+ */
+export async function findScraperFor(store: Store, accountId: number | undefined, owner: string, name: string): Promise<Scraper> {
   const scraper = await store.findScraper(owner, name);
-  if (!scraper || scraper.isPrivate) throw errors.scraperNotFound(`${owner}/${name}`);
+  if (!scraper || (scraper.isPrivate && scraper.owner.id !== accountId)) throw errors.scraperNotFound(`${owner}/${name}`);
   return scraper;
+}
+
+/** The scraper as anyone may see it: public ones only. */
+export function findPublicScraper(store: Store, owner: string, name: string): Promise<Scraper> {
+  return findScraperFor(store, undefined, owner, name);
 }

@@ -3,15 +3,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
-import { Catalog } from '../../scrapers/catalog.js';
-import { importerWithLimits } from '../../scrapers/import-process.js';
+import { catalogWithImportLimits } from '../../scrapers/limited-catalog.js';
 import { withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
 import { whileClientWaits } from '../client-waits.js';
 import { loggedWhenDone, noteRequest } from '../request-log.js';
 import { sendError } from '../send-error.js';
-import { singleParam } from './params.js';
+import { findScraperFor, singleParam } from './params.js';
 
 interface PublishRoute {
   Params: { owner: string; scraper: string };
@@ -34,11 +33,9 @@ function checkContentType(headers: IncomingHttpHeaders): void {
  * for reads; a read-only key can never publish, whoever's it is.
  */
 async function findPublishable(store: Store, key: ApiKey, owner: string, name: string): Promise<Scraper> {
-  const scraper = await store.findScraper(owner, name);
-  const isOwner = scraper?.owner.id === key.account.id;
-  if (!scraper || (scraper.isPrivate && !isOwner)) throw errors.scraperNotFound(`${owner}/${name}`);
+  const scraper = await findScraperFor(store, key.account.id, owner, name);
   if (key.readOnly) throw errors.keyReadOnly();
-  if (!isOwner) throw errors.forbidden(`${scraper.owner.name}/${scraper.name}`);
+  if (scraper.owner.id !== key.account.id) throw errors.forbidden(`${scraper.owner.name}/${scraper.name}`);
   return scraper;
 }
 
@@ -58,7 +55,7 @@ export function publishRoutes(
   deps: { config: Config; store: Store; stopping: AbortSignal; bodyFailure: (request: FastifyRequest) => AbortSignal },
 ): void {
   const { config, store, stopping, bodyFailure } = deps;
-  const catalog = new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
+  const catalog = catalogWithImportLimits(store, config);
 
   async function handle(request: FastifyRequest<PublishRoute>, reply: FastifyReply): Promise<void> {
     const fullName = `${request.params.owner}/${request.params.scraper}`;

@@ -114,6 +114,29 @@ function startBuilder(root: HTMLElement): void {
   element<HTMLButtonElement>(root, '#qb-download').addEventListener('click', () =>
     void run({ ...request(), format: 'sqlite', kind: 'file' }, true));
 
+  // Signed in: one click makes a read-only key of the visitor's own (the page holds none) and fills it in.
+  const newKey = root.querySelector<HTMLButtonElement>('#qb-new-key');
+  newKey?.addEventListener('click', () => void fillNewKey(newKey));
+
+  async function fillNewKey(button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    try {
+      const response = await fetch('/account/builder-key', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': button.dataset.csrf ?? '' },
+        body: new URLSearchParams({ scraper: root.dataset.scraper ?? '' }),
+      });
+      const body = await response.json() as { key?: string; error?: string };
+      if (!response.ok || !body.key) throw new Error(body.error ?? `${response.status}`);
+      key.value = body.key;
+      showExamples();
+    } catch (err) {
+      showError(`No key was made: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   async function run(req: ApiRequest, download: boolean): Promise<void> {
     const apiKey = key.value.trim();
     if (apiKey === '') {

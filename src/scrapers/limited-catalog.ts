@@ -1,0 +1,9 @@
+import type { Config } from '../config.js';
+import type { Store } from '../store/types.js';
+import { Catalog } from './catalog.js';
+import { importerWithLimits } from './import-process.js';
+
+/** The catalog the server and the CLI use: imports run in a process of their own, under the configured limits. */
+export function catalogWithImportLimits(store: Store, config: Pick<Config, 'dataDir' | 'importTimeoutMs' | 'queryMemoryMb'>): Catalog {
+  return new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
+}

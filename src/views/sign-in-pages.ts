@@ -1,0 +1,59 @@
+import { html, type SafeHtml } from './html.js';
+import { csrfField, formError } from './forms.js';
+import { layout } from './layout.js';
+
+export interface SignInForm {
+  csrfToken: string;
+  /** What was typed, kept when the form is refused (never the password). */
+  name?: string;
+  email?: string;
+  error?: string;
+  /** Where to go once signed in (a path of this site). */
+  next?: string;
+}
+
+/** `/signup`: an account name under the account-name rules, a password twice, an optional email. */
+export function signupPage(form: SignInForm & { minPasswordChars: number; maxPasswordChars: number }): SafeHtml {
+  return layout({
+    title: 'Sign up',
+    body: html`<div class="narrow">
+<h1>Sign up</h1>
+<p class="lead">An account gives you API keys to query every public scraper, and a page of your own downloads.</p>
+${formError(form.error, 'signup-error')}
+<form method="post" action="/signup">
+${csrfField(form.csrfToken)}
+<div class="field"><label for="signup-name">Account name <span class="hint">(letters, digits, _ and -, up to 39; shown with your downloads)</span></label>
+<input id="signup-name" name="name" value="${form.name ?? ''}" required maxlength="39" pattern="[A-Za-z0-9][A-Za-z0-9_\\-]*" autocomplete="username" spellcheck="false"></div>
+<div class="field"><label for="signup-password">Password <span class="hint">(${form.minPasswordChars} to ${form.maxPasswordChars} characters)</span></label>
+<input id="signup-password" name="password" type="password" required minlength="${form.minPasswordChars}" maxlength="${form.maxPasswordChars}" autocomplete="new-password"></div>
+<div class="field"><label for="signup-password2">Password again</label>
+<input id="signup-password2" name="password2" type="password" required autocomplete="new-password"></div>
+<div class="field"><label for="signup-email">Email <span class="hint">(optional; this server sends no email)</span></label>
+<input id="signup-email" name="email" type="email" value="${form.email ?? ''}" maxlength="254" autocomplete="email"></div>
+<p><button type="submit">Create the account</button></p>
+</form>
+<p>Already have an account? <a href="/login">Log in</a>.</p>
+</div>`,
+  });
+}
+
+/** `/login`. */
+export function loginPage(form: SignInForm): SafeHtml {
+  return layout({
+    title: 'Log in',
+    body: html`<div class="narrow">
+<h1>Log in</h1>
+${formError(form.error, 'login-error')}
+<form method="post" action="/login">
+${csrfField(form.csrfToken)}
+${form.next ? html`<input type="hidden" name="next" value="${form.next}">` : ''}
+<div class="field"><label for="login-name">Account name</label>
+<input id="login-name" name="name" value="${form.name ?? ''}" required maxlength="39" autocomplete="username" spellcheck="false"></div>
+<div class="field"><label for="login-password">Password</label>
+<input id="login-password" name="password" type="password" required autocomplete="current-password"></div>
+<p><button type="submit">Log in</button></p>
+</form>
+<p>No account yet? <a href="/signup">Sign up</a>. Forgot your password? Ask this server's operator to set a new one (<code>siphon user passwd NAME</code>).</p>
+</div>`,
+  });
+}
