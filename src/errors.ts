@@ -171,6 +171,8 @@ export const errors = {
   signInThrottled: (retryAfterSeconds: number) =>
     make('SIPHON_ERR_SIGN_IN_THROTTLED', 429,
       `Too many wrong passwords for this account or from this address. Try again in ${retryAfterSeconds} s.`, retryAfterSeconds),
+  signupThrottled: (retryAfterSeconds: number) =>
+    make('SIPHON_ERR_SIGNUP_THROTTLED', 429, `Too many sign-ups from this address. Try again in ${retryAfterSeconds} s.`, retryAfterSeconds),
   signupClosed: () =>
     make('SIPHON_ERR_SIGNUP_CLOSED', 403, "This server does not take sign-ups: accounts and keys come from its operator (siphon user add)."),
   passwordInvalid: (minChars: number, maxChars: number) =>
