@@ -109,7 +109,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     }
     const login = isAccountName(name) ? await store.findLogin(name) : undefined;
     // An unknown name costs a hash too, so timing does not tell which names exist.
-    const right = await verifyPassword(password, login?.passwordHash ?? await decoyHash()) && login?.passwordHash != null;
+    const right = await verifyPassword(password, login?.passwordHash ?? await decoyHash()) && typeof login?.passwordHash === 'string';
     if (!login || !right) {
       throttle.failed(name, request.ip);
       request.log.info({ account: name.slice(0, 40) }, 'sign-in failed');
