@@ -36,6 +36,8 @@ describe('an open server on http', () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ name: 'no spaces allowed' }, 400, 'SIPHON_ERR_NAME_INVALID'],
       [{ name: 'docs' }, 400, 'SIPHON_ERR_NAME_INVALID'],
+      // The site's own pages: an account of that name would have its page hidden behind them.
+      ...['account', 'Login', 'signup', 'logout'].map((name): [Record<string, string>, number, string] => [{ name }, 400, 'SIPHON_ERR_NAME_INVALID']),
       [{ name: 'carol', password: 'short', password2: 'short' }, 400, 'SIPHON_ERR_PASSWORD_INVALID'],
       [{ name: 'carol', password2: 'something else entirely' }, 400, 'SIPHON_ERR_PASSWORDS_DIFFER'],
       [{ name: 'carol', email: 'not an address' }, 400, 'SIPHON_ERR_EMAIL_INVALID'],
