@@ -65,6 +65,8 @@ export interface Config {
   /** Wrong passwords from one address within `loginWindowMs`, whatever the account; beyond, 429. */
   loginFailuresPerAddress: number;
   loginWindowMs: number;
+  /** Sign-ups from one address within `loginWindowMs` (each costs a password hash and an account); beyond, 429. 0: no limit. */
+  signupsPerAddress: number;
   /**
    * Where clients reach the service (`https://data.example.org`), for the absolute URLs in Atom feeds.
    * Unset: taken from each request's protocol and Host header.
@@ -111,6 +113,8 @@ export const defaults = {
   // One address may be a whole office or a university's NAT, so it gets more.
   loginFailuresPerAddress: 50,
   loginWindowMs: 15 * 60 * 1000,
+  // A household or an office signing up together fits; a script making accounts gets 960 a day.
+  signupsPerAddress: 10,
 } as const;
 
 /**

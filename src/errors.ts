@@ -1,3 +1,5 @@
+import { reservedAccountNames } from './scrapers/names.js';
+
 /**
  * Every error a client can be answered with, defined once with its code, status and message.
  * Routes throw these; the error renderer turns them into `{"error": "..."}` (or a JSONP callback call).
@@ -108,7 +110,7 @@ export const errors = {
   // Managing accounts and scrapers (CLI, and publishing over HTTP)
   nameInvalid: (what: string, name: string) =>
     make('SIPHON_ERR_NAME_INVALID', 400,
-      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ' (not docs, documentation, assets, healthz, metrics or api)'}.`),
+      `${JSON.stringify(name)} is not a valid ${what} name: use letters, digits, '_' and '-'${what === 'scraper' ? " (and '.', not ending in .json)" : ` (not ${reservedAccountNames.join(', ')}: pages of the site)`}.`),
   accountExists: (name: string) => make('SIPHON_ERR_ACCOUNT_EXISTS', 409, `An account named ${name} already exists.`),
   accountNotFound: (name: string) => make('SIPHON_ERR_ACCOUNT_NOT_FOUND', 404, `There is no account named ${name}.`),
   keyOriginInvalid: (text: string, problem: string) =>
@@ -171,6 +173,8 @@ export const errors = {
   signInThrottled: (retryAfterSeconds: number) =>
     make('SIPHON_ERR_SIGN_IN_THROTTLED', 429,
       `Too many wrong passwords for this account or from this address. Try again in ${retryAfterSeconds} s.`, retryAfterSeconds),
+  signupThrottled: (retryAfterSeconds: number) =>
+    make('SIPHON_ERR_SIGNUP_THROTTLED', 429, `Too many sign-ups from this address. Try again in ${retryAfterSeconds} s.`, retryAfterSeconds),
   signupClosed: () =>
     make('SIPHON_ERR_SIGNUP_CLOSED', 403, "This server does not take sign-ups: accounts and keys come from its operator (siphon user add)."),
   passwordInvalid: (minChars: number, maxChars: number) =>

@@ -1,7 +1,7 @@
 /**
  * Accounts on the web, over HTTP: forms refused without their CSRF token (nothing changed), wrong
  * passwords throttled per account and per address, the session cookie's flags, sessions that end
- * and are removed, a session never reading data, sign-ups checked and closed.
+ * and are removed, a session never reading data, sign-ups checked, bounded per address and closed.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -36,6 +36,8 @@ describe('an open server on http', () => {
     const cases: [Record<string, string>, number, string][] = [
       [{ name: 'no spaces allowed' }, 400, 'SIPHON_ERR_NAME_INVALID'],
       [{ name: 'docs' }, 400, 'SIPHON_ERR_NAME_INVALID'],
+      // The site's own pages: an account of that name would have its page hidden behind them.
+      ...['account', 'Login', 'signup', 'logout'].map((name): [Record<string, string>, number, string] => [{ name }, 400, 'SIPHON_ERR_NAME_INVALID']),
       [{ name: 'carol', password: 'short', password2: 'short' }, 400, 'SIPHON_ERR_PASSWORD_INVALID'],
       [{ name: 'carol', password2: 'something else entirely' }, 400, 'SIPHON_ERR_PASSWORDS_DIFFER'],
       [{ name: 'carol', email: 'not an address' }, 400, 'SIPHON_ERR_EMAIL_INVALID'],
@@ -143,6 +145,7 @@ describe('an open server on http', () => {
     const token = await here.token('/account');
     const wrong = await here.post('/account/password', { _csrf: token, current: 'not the password', password: 'a brand new password', password2: 'a brand new password' });
     assert.equal(wrong.status, 401);
+    assert.equal(wrong.headers.get('siphon-error-code'), 'SIPHON_ERR_SIGN_IN_FAILED');
     const res = await here.post('/account/password', { _csrf: token, current: password, password: 'a brand new password', password2: 'a brand new password' });
     assert.equal(res.status, 200);
     assert.equal((await here.get('/account')).status, 200, 'this session stays');
@@ -209,6 +212,46 @@ describe('a server with an https public URL and sign-ups closed', () => {
     const res = await client.logIn('mia', password);
     assert.equal(res.status, 429);
     assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_SIGN_IN_THROTTLED');
+  });
+});
+
+describe('sign-ups from one address, behind a trusted proxy', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ trustProxy: 'loopback', signupsPerAddress: 3 });
+  });
+  after(() => server.close());
+
+  /** A browser behind the proxy, at `address`. */
+  const from = (address: string) => new WebClient(server.base, { 'x-forwarded-for': address });
+
+  test('beyond --signups-per-address in the login window, a sign-up is refused (429) in its form and makes no account; another address still signs up', async () => {
+    const flooder = '203.0.113.7';
+    // Refused before the password hash, so not counted: one address's typos cost nothing.
+    for (let i = 0; i < server.config.signupsPerAddress + 1; i++) {
+      assert.equal((await signUp(from(flooder), `typo-${i}`, { password2: 'not the same password' })).status, 400);
+    }
+    // A taken name costs a hash all the same, so it counts.
+    assert.equal((await signUp(from(flooder), 'flood-0')).status, 303);
+    assert.equal((await signUp(from(flooder), 'FLOOD-0')).status, 409);
+    assert.equal((await signUp(from(flooder), 'flood-1')).status, 303);
+    const names = async () => (await server.store.listAccounts()).map((a) => a.name).sort();
+    assert.deepEqual(await names(), ['flood-0', 'flood-1']);
+
+    const refused = await signUp(from(flooder), 'flood-2', { email: 'flood@example.org' });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_SIGNUP_THROTTLED');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assert.ok(retryAfter > 0 && retryAfter <= server.config.loginWindowMs / 1000, `Retry-After ${retryAfter}`);
+    const page = await refused.text();
+    assert.match(page, /Too many sign-ups from this address\. Try again in \d+ s\./);
+    assert.match(page, /<form[^>]*action="\/signup"/, 'shown in the sign-up form');
+    assert.match(page, /value="flood-2"/, 'which keeps the name');
+    assert.ok(!page.includes(password), 'the password is not sent back');
+    assert.deepEqual(await names(), ['flood-0', 'flood-1'], 'no account was made');
+
+    assert.equal((await signUp(from('203.0.113.8'), 'neighbour')).status, 303, 'another address signs up');
+    assert.deepEqual(await names(), ['flood-0', 'flood-1', 'neighbour']);
   });
 });
 

@@ -55,6 +55,7 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   'login-failures': { env: ['3', '3'], flag: ['10', '10'], bad: '0' },
   'login-failures-per-address': { env: ['20', '20'], flag: ['200', '200'], bad: '1.5' },
   'login-window': { env: ['60', '60'], flag: ['3600', '3600'], bad: 'an hour' },
+  'signups-per-address': { env: ['0', '0'], flag: ['3', '3'], bad: '-1' },
 };
 
 /** `serve --print-config`'s lines, by setting: value and source. */

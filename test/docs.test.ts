@@ -18,7 +18,7 @@ const api = read('docs/api.md');
 const readme = read('README.md');
 
 /** Every error's code and status, read from where they are defined (status is a name when it varies). */
-const allErrors = [...read('src/errors.ts').matchAll(/make\('(SIPHON_ERR_\w+)', (\w+)/g)]
+const allErrors = [...read('src/errors.ts').matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)]
   .map(([, code, status]) => ({ code: code!, status: status! }));
 
 /** Markdown without its fenced code blocks, where nothing is a heading or a link. */

@@ -199,7 +199,7 @@ test('without JavaScript the builder renders the URL and examples for what was s
 
 test('/docs and /documentation/api list every error of src/errors.ts with its status', async () => {
   const source = readFileSync(path.join(repoRoot, 'src', 'errors.ts'), 'utf8');
-  const defined = [...source.matchAll(/make\('(SIPHON_ERR_\w+)', (\w+)/g)].map(([, code, status]) => ({ code: code!, status: status! }));
+  const defined = [...source.matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({ code: code!, status: status! }));
   assert.ok(defined.length > 20, 'the error definitions were found');
   for (const p of ['/docs', '/documentation/api']) {
     const { status, text } = await page(p);

@@ -3,40 +3,42 @@ import { LruCache } from '../store/lru-cache.js';
 export interface ThrottleLimits {
   perAccount: number;
   perAddress: number;
+  /** Sign-ups from one address per window; 0: no limit. */
+  signupsPerAddress: number;
   windowMs: number;
 }
 
 /**
- * Counters kept each: the most recent accounts and addresses with failures. A flood of made-up names
- * or addresses pushes out the oldest counters rather than growing memory (about 100 bytes each).
+ * Counters kept each: the most recent accounts and addresses with failures, and addresses with
+ * sign-ups. A flood of made-up names or addresses pushes out the oldest counters rather than growing
+ * memory (about 100 bytes each).
  */
-const keptCounters = 50_000;
+export const keptCounters = 50_000;
 
 interface Window {
-  failures: number;
+  count: number;
   endsAt: number;
 }
 
 /**
- * Counts wrong passwords per account and per address in fixed windows that start at the first
- * failure. Once either is at its limit, sign-ins for that account or from that address are refused
- * (before the password is even checked) until the window ends: a guesser gets `perAccount` tries per
- * window, and one address cannot try many accounts. In memory: a restart forgets, which costs a
- * guesser no more than one window.
+ * Counts wrong passwords per account and per address, and sign-ups per address, in fixed windows that
+ * start at the first one counted. Once either password count is at its limit, sign-ins for that
+ * account or from that address are refused (before the password is even checked) until the window
+ * ends: a guesser gets `perAccount` tries per window, and one address cannot try many accounts. Each
+ * sign-up costs a password hash and an account, so one address gets `signupsPerAddress` per window.
+ * In memory: a restart forgets, which costs a guesser no more than one window.
  */
 export class LoginThrottle {
   private readonly accounts = new LruCache<string, Window>(keptCounters);
   private readonly addresses = new LruCache<string, Window>(keptCounters);
+  private readonly signups = new LruCache<string, Window>(keptCounters);
 
   constructor(private readonly limits: ThrottleLimits, private readonly now: () => number = Date.now) {}
 
   /** Seconds until a sign-in may be tried again for this account from this address; 0 when it may now. */
   waitSeconds(account: string, address: string): number {
-    const wait = (counters: LruCache<string, Window>, key: string, limit: number) => {
-      const window = this.current(counters, key);
-      return window && window.failures >= limit ? Math.ceil((window.endsAt - this.now()) / 1000) : 0;
-    };
-    return Math.max(wait(this.accounts, account.toLowerCase(), this.limits.perAccount), wait(this.addresses, address, this.limits.perAddress));
+    return Math.max(this.wait(this.accounts, account.toLowerCase(), this.limits.perAccount),
+      this.wait(this.addresses, address, this.limits.perAddress));
   }
 
   failed(account: string, address: string): void {
@@ -49,6 +51,21 @@ export class LoginThrottle {
     this.accounts.delete(account.toLowerCase());
   }
 
+  /** Seconds until this address may sign up again; 0 when it may now. */
+  signupWaitSeconds(address: string): number {
+    return this.limits.signupsPerAddress > 0 ? this.wait(this.signups, address, this.limits.signupsPerAddress) : 0;
+  }
+
+  /** A sign-up from this address is about to hash its password: counted whether or not the account is then made. */
+  signedUp(address: string): void {
+    if (this.limits.signupsPerAddress > 0) this.count(this.signups, address);
+  }
+
+  private wait(counters: LruCache<string, Window>, key: string, limit: number): number {
+    const window = this.current(counters, key);
+    return window && window.count >= limit ? Math.ceil((window.endsAt - this.now()) / 1000) : 0;
+  }
+
   private current(counters: LruCache<string, Window>, key: string): Window | undefined {
     const window = counters.get(key);
     if (window && window.endsAt <= this.now()) {
@@ -59,8 +76,8 @@ export class LoginThrottle {
   }
 
   private count(counters: LruCache<string, Window>, key: string): void {
-    const window = this.current(counters, key) ?? { failures: 0, endsAt: this.now() + this.limits.windowMs };
-    window.failures += 1;
+    const window = this.current(counters, key) ?? { count: 0, endsAt: this.now() + this.limits.windowMs };
+    window.count += 1;
     counters.set(key, window);
   }
 }

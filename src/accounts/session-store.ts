@@ -10,6 +10,9 @@ export interface SessionData {
 
 type Callback<T = void> = (err?: Error | null, result?: T) => void;
 
+/** How often sessions past their end are deleted; until then they are already refused when read. */
+export const sessionSweepMs = 10 * 60 * 1000;
+
 /** A session id is a bearer secret like a key: only its SHA-256 is stored. */
 export function sessionIdHash(sessionId: string): string {
   return createHash('sha256').update(sessionId, 'utf8').digest('hex');

@@ -207,7 +207,9 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   loginFailures: numberSetting('loginFailures', 'login-failures', 'count', 'wrong passwords for one account per login window (429 beyond)'),
   loginFailuresPerAddress: numberSetting('loginFailuresPerAddress', 'login-failures-per-address', 'count',
     'wrong passwords from one address per login window, any account (429 beyond)'),
-  loginWindowMs: numberSetting('loginWindowMs', 'login-window', 'seconds', 'the window in which wrong passwords are counted', { factor: 1000 }),
+  loginWindowMs: numberSetting('loginWindowMs', 'login-window', 'seconds', 'the window in which wrong passwords and sign-ups are counted', { factor: 1000 }),
+  signupsPerAddress: numberSetting('signupsPerAddress', 'signups-per-address', 'count',
+    'sign-ups from one address per login window (429 beyond; 0: no limit)', { zeroOff: true }),
 };
 
 export const allSettings = Object.values(settings) as Setting[];

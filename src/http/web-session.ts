@@ -5,10 +5,11 @@ import fastifyMultipart from '@fastify/multipart';
 import fastifySession, { type SessionStore } from '@fastify/session';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { sessionIdHash, StoreSessions } from '../accounts/session-store.js';
+import { sessionIdHash, sessionSweepMs, StoreSessions } from '../accounts/session-store.js';
 import type { Config } from '../config.js';
 import { errors, SiphonError } from '../errors.js';
 import type { RequestLimits } from '../limits/request-size.js';
+import { maxFormBytes } from '../limits/web-forms.js';
 import type { Account, Store } from '../store/types.js';
 import type { Visitor } from '../views/layout.js';
 import { messagePage } from '../views/message-page.js';
@@ -16,10 +17,6 @@ import { fromFramework } from './framework-errors.js';
 import { sendPage } from './send-page.js';
 
 export const sessionCookie = 'siphon_session';
-/** Form fields are short (names, labels, passwords, a description): a form body above this is refused (413). */
-const maxFormBytes = 64 * 1024;
-/** How often sessions past their end are deleted; until then they are already refused when read. */
-const sessionSweepMs = 10 * 60 * 1000;
 
 /** The token a multipart form gave in its first field, read by the route before its file (see owner-scrapers.ts). */
 const multipartTokens = new WeakMap<FastifyRequest, string>();

@@ -4,10 +4,11 @@ const accountName = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$/;
 const scraperName = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
 
 /** Top-level paths of the site: an account with one of these names would have its page hidden. */
-const reservedAccountNames = new Set(['docs', 'documentation', 'assets', 'healthz', 'metrics', 'api']);
+export const reservedAccountNames: readonly string[] = ['docs', 'documentation', 'assets', 'healthz', 'metrics', 'api', 'signup', 'login', 'logout', 'account'];
+const reserved = new Set(reservedAccountNames);
 
 export function isAccountName(name: string): boolean {
-  return accountName.test(name) && !reservedAccountNames.has(name.toLowerCase());
+  return accountName.test(name) && !reserved.has(name.toLowerCase());
 }
 
 export function isScraperName(name: string): boolean {

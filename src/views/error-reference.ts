@@ -5,6 +5,7 @@ import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { allowedPragmaFunctions } from '../sql/check-sql.js';
 
 type Factories = typeof errors;
+type Area = 'query' | 'manage' | 'web';
 
 /** The request bounds of a server with the default SQL limit, for the examples. */
 const limits = requestLimits(defaults.maxQueryChars);
@@ -14,8 +15,8 @@ interface ErrorDoc<K extends keyof Factories> {
   example: Parameters<Factories[K]>;
   /** Markdown, as docs/api.md shows it. */
   when: string;
-  /** `query`: answered by the data API; `manage`: by publishing and the command line. */
-  area: 'query' | 'manage';
+  /** `query`: answered by the data API; `manage`: by publishing and the command line; `web`: by the site's account pages and forms. */
+  area: Area;
   /** The status is the one the HTTP layer gave (4xx), not a fixed one. */
   statusVaries?: true;
 }
@@ -33,7 +34,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   metricsToken: { example: [], area: 'manage', when: '`/metrics` on the public port without the metrics token (`--metrics-token`) in `Authorization: Bearer`' },
   keyReadOnly: { example: [], area: 'manage', when: 'a publish with a key created read-only' },
   forbidden: { example: ['alice/planning'], area: 'manage', when: "a publish with a key of another account than the scraper's owner" },
-  scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: 'no such scraper, or it is private (same answer: existence is not revealed)' },
+  scraperNotFound: { example: ['alice/no-such-scraper'], area: 'query', when: "no such scraper, or a private one asked for by anyone but its owner (with another account's key; on the web, by anyone not signed in as the owner): the same answer, so existence is not revealed" },
   formatUnknown: { example: [formatNames], area: 'query', when: '`data.<format>` is not one of the [formats](#formats)' },
   routeNotFound: { example: [], area: 'query', when: 'any other path' },
   queryMissing: { example: [], area: 'query', when: '`query` missing or blank' },
@@ -71,15 +72,16 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   badRequest: { example: [400], area: 'query', statusVaries: true, when: "anything else the HTTP layer refused below 500, with the status it gave and a message of ours (the framework's is not passed on)" },
   keyBusy: { example: [2, 16], area: 'query', when: 'the key already has as many queries running (`--key-concurrency`) and waiting (`--key-queue`) as a key may; `Retry-After` says when to try again' },
   rateLimited: { example: [600, 12], area: 'query', when: 'the key made more requests this minute than `--rate-limit` allows; `Retry-After` and `RateLimit-Reset` say when its count starts over' },
-  signInFailed: { example: [], area: 'manage', when: 'logging in on the web with an unknown account, a wrong password, or an account that has none' },
-  signInRequired: { example: [], area: 'manage', when: 'a page or form of an account (`/account`, a key for the query builder) asked for without being signed in' },
-  signInThrottled: { example: [900], area: 'manage', when: 'too many wrong passwords for the account or from the address within the login window (`Retry-After`)' },
-  signupClosed: { example: [], area: 'manage', when: '`/signup` on a server started with `--signup closed`' },
-  passwordInvalid: { example: [10, 200], area: 'manage', when: 'a password shorter or longer than a password may be' },
-  passwordsDiffer: { example: [], area: 'manage', when: 'the password and its repetition differ' },
-  emailInvalid: { example: [], area: 'manage', when: 'the optional email of a sign-up is not an address' },
-  csrfInvalid: { example: [], area: 'manage', when: "a form of the site (log out, keys, password, a scraper's settings or data) sent without the token of this browser's page: from another site, or from a page older than the browser's token" },
-  formInvalid: { example: ['Choose a database file to publish.'], area: 'manage', when: 'a field of a form of the site is missing or not what it may be' },
+  signInFailed: { example: [], area: 'web', when: 'logging in on the web (`POST /login`, or the current password on `/account`) with an unknown account, a wrong password, or an account that has none' },
+  signInRequired: { example: [], area: 'web', when: "the query builder's \"Fill in a new read-only key of mine\" button (`POST /account/builder-key`) without being signed in (`/account` and its forms send to `/login` instead)" },
+  signInThrottled: { example: [900], area: 'web', when: 'too many wrong passwords for the account (`--login-failures`) or from the address (`--login-failures-per-address`) within `--login-window`, at `/login` or for the current password on `/account`; `Retry-After` says when to try again' },
+  signupThrottled: { example: [900], area: 'web', when: 'more sign-ups from the address than `--signups-per-address` within `--login-window` (each one whose fields were accepted counts, whether its name was free or not); `Retry-After` says when to try again' },
+  signupClosed: { example: [], area: 'web', when: '`/signup` on a server started with `--signup closed`' },
+  passwordInvalid: { example: [10, 200], area: 'web', when: 'a password shorter than 10 or longer than 200 characters (sign-up, `/account`, `user passwd`)' },
+  passwordsDiffer: { example: [], area: 'web', when: "a form's password and its repetition differ (sign-up, `/account`)" },
+  emailInvalid: { example: [], area: 'web', when: "a sign-up's optional email is not an address (one `@`, no spaces, at most 254 characters)" },
+  csrfInvalid: { example: [], area: 'web', when: "a form of the site that changes something (sign-up, log in, log out, keys, password, a scraper's settings or data) sent without this browser's token: from another site, or from a page older than the browser's token cookie; nothing was changed" },
+  formInvalid: { example: ['Choose a database file to publish.'], area: 'web', when: "a field of one of the site's forms is missing or not allowed (a description over 1,000 characters, a visibility other than `public` or `private`, no file chosen to publish, a key to revoke that is not the account's)" },
   importTimeout: { example: [300], area: 'manage', when: 'importing a published database (copying and checking it) took longer than `--import-timeout` and was stopped; nothing was changed' },
   importResources: { example: [], area: 'manage', when: 'importing a published database needed more memory than an import may have and was stopped; nothing was changed' },
   busy: { example: [], area: 'query', when: 'more queries are waiting for a query process than the queue holds (`--queue-limit`); answered at once, with `Retry-After`' },
@@ -96,7 +98,7 @@ export interface DocumentedError {
   /** Markdown, as docs/api.md shows it. */
   when: string;
   example: string;
-  area: 'query' | 'manage';
+  area: Area;
 }
 
 /** Every error, in the order src/errors.ts defines them. */

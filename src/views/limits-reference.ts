@@ -1,6 +1,10 @@
+import { keptCounters } from '../accounts/login-throttle.js';
+import { maxPasswordChars, minPasswordChars } from '../accounts/passwords.js';
+import { sessionSweepMs } from '../accounts/session-store.js';
 import type { Config } from '../config.js';
 import { settings } from '../config/settings.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
+import { maxDescriptionChars, maxFormBytes } from '../limits/web-forms.js';
 import { count } from './text.js';
 
 /** One bound a request meets: what it bounds, its value for a config, and how an operator sets it (Markdown). */
@@ -15,6 +19,16 @@ export interface LimitDoc {
 const flag = (key: keyof Config) => `\`--${settings[key].flag} ${settings[key].metavar}\``;
 const seconds = (ms: number) => `${count(ms / 1000)} s`;
 const bytes = (config: Config) => count(requestLimits(config.maxQueryChars).maxUrlBytes);
+const spanUnits: [number, string][] = [[86_400_000, 'day'], [3_600_000, 'h'], [60_000, 'min']];
+/** A span set in seconds, also in its largest whole unit: `15 min (900 s)`, `7 days (604,800 s)`. */
+const span = (ms: number) => {
+  const [size, unit] = spanUnits.find(([size]) => ms >= size && ms % size === 0) ?? [];
+  if (size === undefined) return seconds(ms);
+  const n = ms / size;
+  return `${count(n)} ${unit === 'day' && n !== 1 ? 'days' : unit} (${seconds(ms)})`;
+};
+/** The client's address: the TCP peer, or with `--trust-proxy` the one `X-Forwarded-For` gives. */
+const address = 'the client\'s address: the peer\'s, or with `--trust-proxy` the one `X-Forwarded-For` gives';
 
 /** Every bound a request can meet, in the order docs/api.md lists them; the flags are read from the settings. */
 export const limitDocs: LimitDoc[] = [
@@ -59,6 +73,21 @@ export const limitDocs: LimitDoc[] = [
     value: (c) => seconds(c.importTimeoutMs), setWith: `${flag('importTimeoutMs')} (also \`scraper add\`/\`publish --import-timeout SECONDS\`)` },
   { what: 'Address space of the import process (`ulimit -v`); an import needing more is refused with 400',
     value: (c) => `the query processes' (${count(c.queryMemoryMb)} MB)`, setWith: flag('queryMemoryMb') },
+  { what: 'Wrong passwords for one account within the login window; beyond, sign-ins for it are refused with 429 until the window (from its first failure) ends, even with the right password',
+    value: (c) => `${count(c.loginFailures)} per ${span(c.loginWindowMs)}`, setWith: `${flag('loginFailures')}, ${flag('loginWindowMs')}` },
+  { what: `Wrong passwords from one address within the login window, whatever the account (${address}); beyond, 429`,
+    value: (c) => `${count(c.loginFailuresPerAddress)} per ${span(c.loginWindowMs)}`, setWith: flag('loginFailuresPerAddress') },
+  { what: `Sign-ups from one address within the login window (${address}), each counted once its fields are accepted, as it costs a password hash; beyond, 429 (\`0\` turns it off)`,
+    value: (c) => (c.signupsPerAddress > 0 ? `${count(c.signupsPerAddress)} per ${span(c.loginWindowMs)}` : 'no limit'), setWith: flag('signupsPerAddress') },
+  { what: `Counters kept in memory for the three throttles above (the least recently counted are dropped beyond)`,
+    value: () => `${count(keptCounters)} accounts, ${count(keptCounters)} addresses with wrong passwords, ${count(keptCounters)} with sign-ups`, setWith: '—' },
+  { what: `Lifetime of a web session from signing in (not extended by use); a session past it is refused at once and deleted within ${count(sessionSweepMs / 60_000)} minutes`,
+    value: (c) => span(c.sessionLifetimeMs), setWith: flag('sessionLifetimeMs') },
+  { what: 'A form body of the site\'s pages (sign-up, log in, keys, password, a scraper\'s settings); beyond, 413', value: () => `${count(maxFormBytes / 1024)} KB`, setWith: '—' },
+  { what: 'A password (sign-up, `/account`, `user passwd`); otherwise, 400', value: () => `${minPasswordChars} to ${maxPasswordChars} characters`, setWith: '—' },
+  { what: 'A scraper\'s description set on the web; beyond, 400', value: () => `${count(maxDescriptionChars)} characters`, setWith: '—' },
+  { what: 'A database published from the web (`/{owner}/{scraper}/publish`): the same bound, checks and import limits as `PUT`',
+    value: (c) => `the publish limit (${count(c.maxPublishBytes / 1024 / 1024)} MB)`, setWith: flag('maxPublishBytes') },
   { what: 'Downloads waiting to be written (while the disk is full, say); beyond this, or beyond 20 million characters of their SQL, data calls are refused with 503',
     value: (c) => count(c.maxPendingDownloads), setWith: flag('maxPendingDownloads') },
 ];

@@ -1,3 +1,4 @@
+import { maxDescriptionChars } from '../limits/web-forms.js';
 import type { Scraper } from '../store/types.js';
 import { csrfField } from './forms.js';
 import { html, type SafeHtml } from './html.js';
@@ -22,7 +23,7 @@ export function ownerToolsSection(scraper: Scraper, tools: OwnerTools): SafeHtml
 <form method="post" action="${path}/settings" class="scraper-settings">
 ${csrfField(tools.csrfToken)}
 <div class="field"><label for="scraper-description">Description</label>
-<textarea id="scraper-description" name="description" rows="2" maxlength="1000">${scraper.description}</textarea></div>
+<textarea id="scraper-description" name="description" rows="2" maxlength="${maxDescriptionChars}">${scraper.description}</textarea></div>
 <fieldset class="radio"><legend>Visibility</legend>
 <p><input type="radio" id="visibility-public" name="visibility" value="public"${scraper.isPrivate ? '' : html` checked`}> <label for="visibility-public">Public: listed, and served to every key</label></p>
 <p><input type="radio" id="visibility-private" name="visibility" value="private"${scraper.isPrivate ? html` checked` : ''}> <label for="visibility-private">Private: served to your keys only, listed nowhere else</label></p>

@@ -9,7 +9,8 @@ export class WebClient {
   /** Every Set-Cookie header received, as sent. */
   readonly setCookies: string[] = [];
 
-  constructor(readonly base: string) {}
+  /** `headers` go with every request (an `X-Forwarded-For`, to come from another address through a trusted proxy). */
+  constructor(readonly base: string, private readonly headers: Record<string, string> = {}) {}
 
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -28,7 +29,7 @@ export class WebClient {
   }
 
   async get(path: string): Promise<Response> {
-    return this.keep(await fetch(`${this.base}${path}`, { headers: { cookie: this.cookieHeader(), accept: 'text/html' }, redirect: 'manual' }));
+    return this.keep(await fetch(`${this.base}${path}`, { headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html' }, redirect: 'manual' }));
   }
 
   /** The CSRF token of the page at `path` (its first form's). */
@@ -42,7 +43,7 @@ export class WebClient {
   async post(path: string, fields: Record<string, string>): Promise<Response> {
     return this.keep(await fetch(`${this.base}${path}`, {
       method: 'POST', redirect: 'manual', body: new URLSearchParams(fields),
-      headers: { cookie: this.cookieHeader(), accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
     }));
   }
 

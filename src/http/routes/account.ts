@@ -37,7 +37,10 @@ const notices: Record<string, string> = { 'key-revoked': 'The key was revoked: i
  */
 export function accountRoutes(app: FastifyInstance, deps: { config: Config; store: Store; catalog: Catalog }): void {
   const { config, store, catalog } = deps;
-  const throttle = new LoginThrottle({ perAccount: config.loginFailures, perAddress: config.loginFailuresPerAddress, windowMs: config.loginWindowMs });
+  const throttle = new LoginThrottle({
+    perAccount: config.loginFailures, perAddress: config.loginFailuresPerAddress, signupsPerAddress: config.signupsPerAddress,
+    windowMs: config.loginWindowMs,
+  });
   const csrf = { preHandler: app.csrfProtection };
 
   /** Starts a session for `account`, under a new id (an id a visitor had before signing in is never kept). */
@@ -69,10 +72,17 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     if (config.signup === 'closed') return closedPage(request, reply);
     const [name, password, email] = [field(request.body, 'name').trim(), field(request.body, 'password'), field(request.body, 'email').trim()];
     try {
+      const wait = throttle.signupWaitSeconds(request.ip);
+      if (wait > 0) {
+        request.log.info('sign-up throttled');
+        throw errors.signupThrottled(wait);
+      }
       if (!isAccountName(name)) throw errors.nameInvalid('account', name);
       if (!isAcceptablePassword(password)) throw errors.passwordInvalid(minPasswordChars, maxPasswordChars);
       if (password !== field(request.body, 'password2')) throw errors.passwordsDiffer();
       if (email !== '' && !isEmail(email)) throw errors.emailInvalid();
+      // Counted once it costs a hash, whether the name then turns out to be taken or not.
+      throttle.signedUp(request.ip);
       const account = await store.createAccount(name, { passwordHash: await hashPassword(password), email: email || undefined });
       if (!account) throw errors.accountExists(name);
       request.log.info({ account: account.name }, 'account signed up');
@@ -99,7 +109,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     }
     const login = isAccountName(name) ? await store.findLogin(name) : undefined;
     // An unknown name costs a hash too, so timing does not tell which names exist.
-    const right = await verifyPassword(password, login?.passwordHash ?? await decoyHash()) && login?.passwordHash != null;
+    const right = await verifyPassword(password, login?.passwordHash ?? await decoyHash()) && typeof login?.passwordHash === 'string';
     if (!login || !right) {
       throttle.failed(name, request.ip);
       request.log.info({ account: name.slice(0, 40) }, 'sign-in failed');
@@ -116,16 +126,22 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     return reply.redirect('/', 303);
   });
 
-  /** The account page of the visitor signed in, with what this request adds; to /login when no one is. */
-  async function showAccount(request: FastifyRequest, reply: FastifyReply, extra: Partial<AccountPageModel> = {}, status = 200) {
+  /**
+   * The account page of the visitor signed in, with what this request adds; to /login when no one is.
+   * A refusal gives the page its status, Siphon-Error-Code and Retry-After.
+   */
+  async function showAccount(request: FastifyRequest, reply: FastifyReply, extra: Partial<AccountPageModel> = {}, status = 200, refusal?: SiphonError) {
     const account = signedIn(request);
     if (!account) return reply.redirect('/login?next=/account', 303);
     const [keys, scrapers, downloads] = await Promise.all([
       store.listKeys(account.id), store.listScrapers({ owner: account.name, includePrivate: true }), store.accountDownloads(account.id, chartDays),
     ]);
-    const error = extra.error && errors.formInvalid(extra.error.message);
-    sendPage(reply, status, accountPage({ visitor: visitorOf(request, reply)!, keys, scrapers, downloads, chartDays, ...extra }), error);
+    sendPage(reply, status, accountPage({ visitor: visitorOf(request, reply)!, keys, scrapers, downloads, chartDays, ...extra }), refusal);
   }
+
+  /** The account page with `error` shown at its form. */
+  const refuseOnAccount = (request: FastifyRequest, reply: FastifyReply, form: 'key' | 'password', error: SiphonError) =>
+    showAccount(request, reply, { error: { form, message: error.message } }, error.status, error);
 
   app.get<{ Querystring: Form }>('/account', async (request, reply) =>
     showAccount(request, reply, { notice: notices[field(request.query, 'done')] }));
@@ -139,8 +155,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
       request.log.info({ account: account.name }, 'key created on the web');
       return showAccount(request, reply, { newKey: key }, 201);
     } catch (err) {
-      const error = asSiphonError(err, reply);
-      return showAccount(request, reply, { error: { form: 'key', message: error.message } }, error.status);
+      return refuseOnAccount(request, reply, 'key', asSiphonError(err, reply));
     }
   });
 
@@ -149,7 +164,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     if (!account) return reply.redirect('/login?next=/account', 303);
     const id = Number(field(request.body, 'id'));
     if (!Number.isSafeInteger(id) || !(await store.revokeAccountKey(account.id, id))) {
-      return showAccount(request, reply, { error: { form: 'key', message: 'You have no such key.' } }, 400);
+      return refuseOnAccount(request, reply, 'key', errors.formInvalid('You have no such key.'));
     }
     request.log.info({ account: account.name, keyId: id }, 'key revoked on the web');
     return reply.redirect('/account?done=key-revoked', 303);
@@ -158,7 +173,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
   app.post('/account/password', csrf, async (request, reply) => {
     const account = signedIn(request);
     if (!account) return reply.redirect('/login?next=/account', 303);
-    const refuse = (error: SiphonError) => showAccount(request, reply, { error: { form: 'password', message: error.message } }, error.status);
+    const refuse = (error: SiphonError) => refuseOnAccount(request, reply, 'password', error);
     const wait = throttle.waitSeconds(account.name, request.ip);
     if (wait > 0) return refuse(errors.signInThrottled(wait));
     const login = await store.findLogin(account.name);

@@ -2,6 +2,7 @@ import type { MultipartFile, Multipart } from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
+import { maxDescriptionChars } from '../../limits/web-forms.js';
 import type { Catalog } from '../../scrapers/catalog.js';
 import { withUploadedFile } from '../../scrapers/upload.js';
 import type { Scraper, Store } from '../../store/types.js';
@@ -17,9 +18,6 @@ import { findScraperFor } from './params.js';
 interface ScraperRoute {
   Params: { owner: string; scraper: string };
 }
-
-/** A description is shown on pages and in feeds: a paragraph, not a document. */
-const maxDescriptionChars = 1000;
 
 /** The parts still to read of a publish form, once its first part (the CSRF token) was read. */
 const remainingParts = new WeakMap<FastifyRequest, AsyncIterableIterator<Multipart>>();
