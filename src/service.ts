@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DownloadRecorder } from './downloads/recorder.js';
 import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
+import { SilentConnections } from './http/silent-connections.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import { createLog, type Log } from './log/logger.js';
 import { Metrics } from './metrics/metrics.js';
@@ -32,13 +33,20 @@ export interface RunningService {
 /** The API's pool, as configured. */
 function poolOptions(config: Config): PoolOptions {
   return {
-    size: config.queryProcesses, longQueries: config.longQueries, timeoutMs: config.queryTimeoutMs,
-    memoryMb: config.queryMemoryMb, tempMb: config.queryTempMb, tempDir: path.join(config.dataDir, 'tmp'),
+    size: config.queryProcesses,
+    longQueries: config.longQueries,
+    timeoutMs: config.queryTimeoutMs,
+    memoryMb: config.queryMemoryMb,
+    tempMb: config.queryTempMb,
+    tempDir: path.join(config.dataDir, 'tmp'),
     queue: {
-      keyConcurrency: config.keyConcurrency, keyQueue: config.keyQueue, queueLimit: config.queueLimit,
+      keyConcurrency: config.keyConcurrency,
+      keyQueue: config.keyQueue,
+      queueLimit: config.queueLimit,
       queueTimeoutMs: config.queueTimeoutMs,
     },
-    spoolResponseMb: config.spoolResponseMb, spoolTotalMb: config.spoolTotalMb,
+    spoolResponseMb: config.spoolResponseMb,
+    spoolTotalMb: config.spoolTotalMb,
   };
 }
 
@@ -49,7 +57,9 @@ function poolOptions(config: Config): PoolOptions {
 function previewPoolOptions(config: Config): PoolOptions {
   const api = poolOptions(config);
   return {
-    ...api, size: 1, longQueries: 1,
+    ...api,
+    size: 1,
+    longQueries: 1,
     queue: { ...api.queue, keyConcurrency: 1, keyQueue: 1000, queueLimit: 10_000 },
   };
 }
@@ -58,11 +68,7 @@ function previewPoolOptions(config: Config): PoolOptions {
  * Checks SQLite was built with Siphon's options, removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
  * server on the configured address and the sweeps of old data versions.
  */
-export async function startService(
-  config: Config,
-  store: Store,
-  logStream?: NodeJS.WritableStream,
-): Promise<RunningService> {
+export async function startService(config: Config, store: Store, logStream?: NodeJS.WritableStream): Promise<RunningService> {
   // Never serve with SQLite's meaning of a query silently different from what the docs promise.
   assertSqliteBuild();
   const leftovers = await removeLeftoverTempFiles(config.dataDir);
@@ -83,11 +89,13 @@ export async function startService(
     log: { error: (details, message) => log.logger.error(details, message), info: (details, message) => log.logger.info(details, message) },
   });
   // Off unless the operator asks for them, by a port of their own or a token (README "Metrics and logs").
-  const metrics = config.metricsPort !== undefined || config.metricsToken !== undefined
-    ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
-    : undefined;
+  const metrics =
+    config.metricsPort !== undefined || config.metricsToken !== undefined
+      ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
+      : undefined;
   const stopping = new AbortController();
   const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logger: log.logger, metrics });
+  const silent = new SilentConnections(app.server);
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   let metricsServer: MetricsServer | undefined;
   try {
@@ -119,8 +127,12 @@ export async function startService(
       await sweeper.stop();
       await metricsServer?.close();
       // close() only drops the keep-alive connections idle at that moment; one whose response
-      // finishes later would hold the process until its keep-alive timeout (72 s).
-      const dropIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+      // finishes later would hold the process until its keep-alive timeout (72 s), and one that
+      // never sent a byte until the headers timeout (see SilentConnections).
+      const dropIdle = setInterval(() => {
+        app.server.closeIdleConnections();
+        silent.close();
+      }, 100);
       try {
         await app.close();
       } finally {

@@ -10,8 +10,20 @@ import { after, before, test, type TestContext } from 'node:test';
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { xmlAttribute, xmlText } from '../src/formats/xml.js';
 import {
-  assertSchematronRules, assertValidAtom, child, children, description, fallback, feedQuery, fixtureSql, jingMissing, parseXml,
-  rfc3339, rows, type XmlElement,
+  assertQueuedFeedsValid,
+  assertSchematronRules,
+  assertValidAtom,
+  child,
+  children,
+  description,
+  fallback,
+  feedQuery,
+  fixtureSql,
+  jingMissing,
+  parseXml,
+  rfc3339,
+  rows,
+  type XmlElement,
 } from './atom-fixture.js';
 import { fetchText } from './formats-fixture.js';
 import { addUser, runCli, runCliOk, startServe, waitFor } from './helpers/cli.js';
@@ -30,6 +42,8 @@ before(async () => {
   await server.catalog.addScraper('alice/notices', source, { isPrivate: false, description });
 });
 after(() => server.close());
+// Every feed the tests below fetched, against RFC 4287's schema (see assertValidAtom).
+after(() => assertQueuedFeedsValid());
 
 async function dataUpdatedAt(): Promise<string> {
   return (await server.store.findScraper('alice', 'notices'))!.data.updatedAt;
@@ -48,13 +62,14 @@ async function fetchFeed(t: TestContext, feedUrl: string, init?: RequestInit): P
   return { text, feed };
 }
 
-const entryOf = (feed: XmlElement) => children(feed, 'entry').map((e) => ({
-  id: child(e, 'id')!.text,
-  title: child(e, 'title')!.text,
-  content: child(e, 'content')!.text,
-  updated: child(e, 'updated')!.text,
-  links: children(e, 'link').map((l) => l.attributes),
-}));
+const entryOf = (feed: XmlElement) =>
+  children(feed, 'entry').map((e) => ({
+    id: child(e, 'id')!.text,
+    title: child(e, 'title')!.text,
+    content: child(e, 'content')!.text,
+    updated: child(e, 'updated')!.text,
+    links: children(e, 'link').map((l) => l.attributes),
+  }));
 
 test('RFC 4287 schema validation runs (jing installed)', (t) => {
   if (jingMissing) {
@@ -78,7 +93,10 @@ test('every value is escaped and kept exactly; characters XML 1.0 forbids become
   // Markup in the data is text, never elements: no entry has anything but Atom's own children.
   for (const entry of children(feed, 'entry')) {
     assert.deepEqual(entry.children.map((c) => c.name).sort(), [...new Set(entry.children.map((c) => c.name))].sort());
-    assert.ok(entry.children.every((c) => c.children.length === 0), 'no element inside an entry has children');
+    assert.ok(
+      entry.children.every((c) => c.children.length === 0),
+      'no element inside an entry has children',
+    );
   }
   assert.equal(child(feed, 'subtitle')!.text, 'Notices & "planning" <b>bold</b>\uFFFD \u{1F3E0}');
   assert.ok(!text.includes('</script><script>'), 'a closing script tag in the data is escaped');
@@ -142,7 +160,11 @@ test('entry ids: unique, the same at every request and after identical data is p
   await server.catalog.publish('alice/notices', source);
   const republished = (await fetchFeed(t, url(feedQuery))).feed;
   assert.notEqual(child(republished, 'updated')!.text, before, 'the feed is updated by the publish');
-  assert.deepEqual(entryOf(republished).map((e) => e.id), first, 'entry ids do not depend on when the data was published');
+  assert.deepEqual(
+    entryOf(republished).map((e) => e.id),
+    first,
+    'entry ids do not depend on when the data was published',
+  );
 });
 
 test('feed metadata: id, title, subtitle, author, self link without the key, alternate link to the scraper page', async (t) => {
@@ -158,9 +180,16 @@ test('feed metadata: id, title, subtitle, author, self link without the key, alt
     { rel: 'alternate', href: `${server.base}/alice/notices` },
   ]);
   // The same feed asked for with other spellings keeps its id.
-  const other = (await fetchFeed(t, `${server.base}/ALICE/Notices/data.atom?query=${encodeURIComponent(feedQuery)}`, { headers: { authorization: `Bearer ${key}` } })).feed;
+  const other = (
+    await fetchFeed(t, `${server.base}/ALICE/Notices/data.atom?query=${encodeURIComponent(feedQuery)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).feed;
   assert.equal(child(other, 'id')!.text, child(feed, 'id')!.text);
-  assert.equal(children(other, 'link')[0]!.attributes.href, `${server.base}/ALICE/Notices/data.atom?query=${encodeURIComponent(feedQuery)}`);
+  assert.equal(
+    children(other, 'link')[0]!.attributes.href,
+    `${server.base}/ALICE/Notices/data.atom?query=${encodeURIComponent(feedQuery)}`,
+  );
 });
 
 test('the key is nowhere in the feed, however it was sent', async (t) => {
@@ -237,11 +266,17 @@ test('with --public-url, links and ids are built on it; without, on the request 
     const feed = parseXml(text);
     assertValidAtom(t, text);
     assert.equal(child(feed, 'subtitle'), undefined, 'an empty description gives no subtitle');
-    assert.equal(child(feed, 'id')!.text, `https://data.example.org/siphon/bob/notices/data.atom?${new URLSearchParams({ query: feedQuery })}`);
-    assert.deepEqual(children(feed, 'link').map((l) => l.attributes.href), [
+    assert.equal(
+      child(feed, 'id')!.text,
       `https://data.example.org/siphon/bob/notices/data.atom?${new URLSearchParams({ query: feedQuery })}`,
-      'https://data.example.org/siphon/bob/notices',
-    ]);
+    );
+    assert.deepEqual(
+      children(feed, 'link').map((l) => l.attributes.href),
+      [
+        `https://data.example.org/siphon/bob/notices/data.atom?${new URLSearchParams({ query: feedQuery })}`,
+        'https://data.example.org/siphon/bob/notices',
+      ],
+    );
     assert.match(entryOf(feed)[3]!.id, /^tag:data\.example\.org,2026:siphon\/bob\/notices\/[0-9a-f]{32}$/);
   } finally {
     await pub.close();
@@ -262,7 +297,12 @@ function getWithHost(target: string, host: string): Promise<{ status: number; bo
   return new Promise((resolve, reject) => {
     const req = http.get(target, { headers: { host } }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (s: string) => { body += s; }).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (s: string) => {
+          body += s;
+        })
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     });
     req.on('error', reject);
   });
@@ -284,10 +324,17 @@ test('serve --public-url and SIPHON_PUBLIC_URL: a bad URL is a usage error; a go
   const dataDir = tempDir();
   const k = await addUser(dataDir, 'carol');
   await runCliOk(['scraper', 'add', 'carol/notices', '--db', source], { dataDir });
-  const serve = await startServe(['--port', '0', '--public-url', 'https://data.example.org/'], { dataDir, env: { SIPHON_PUBLIC_URL: 'https://ignored.example.org' } });
+  const serve = await startServe(['--port', '0', '--public-url', 'https://data.example.org/'], {
+    dataDir,
+    env: { SIPHON_PUBLIC_URL: 'https://ignored.example.org' },
+  });
   try {
     const { text } = await fetchText(dataUrl(serve.base, 'carol/notices', 'atom', { key: k, query: feedQuery }));
-    assert.equal(children(parseXml(text), 'link')[1]!.attributes.href, 'https://data.example.org/carol/notices', 'the flag wins over the environment');
+    assert.equal(
+      children(parseXml(text), 'link')[1]!.attributes.href,
+      'https://data.example.org/carol/notices',
+      'the flag wins over the environment',
+    );
   } finally {
     serve.child.kill('SIGTERM');
     await serve.exited;

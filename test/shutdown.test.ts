@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import http from 'node:http';
+import { connect } from 'node:net';
 import { before, describe, test } from 'node:test';
-import { addUser, countRows, openMeta, readDownloads, runCliOk, startServe, waitFor, withTimeout, type DownloadRow, type ServeProcess } from './helpers/cli.js';
+import {
+  addUser,
+  countRows,
+  openMeta,
+  readDownloads,
+  runCliOk,
+  startServe,
+  waitFor,
+  withTimeout,
+  type DownloadRow,
+  type ServeProcess,
+} from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { dataUrl } from './helpers/server.js';
 
@@ -22,8 +35,12 @@ interface Outcome {
 async function setUp(): Promise<{ dataDir: string; key: string }> {
   const dataDir = tempDir();
   const key = await addUser(dataDir, 'alice');
-  const db = makeDb(tempDir(), 'numbers.sqlite', `create table t (x integer);
-    with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000) insert into t select i from n;`);
+  const db = makeDb(
+    tempDir(),
+    'numbers.sqlite',
+    `create table t (x integer);
+    with recursive n(i) as (select 1 union all select i + 1 from n where i < 3000) insert into t select i from n;`,
+  );
   await runCliOk(['scraper', 'add', 'alice/numbers', '--db', db], { dataDir });
   return { dataDir, key };
 }
@@ -66,9 +83,10 @@ function load(base: string, key: string, stopOnError: () => boolean) {
   const loop = async () => {
     while (!stopped) {
       const id = next++;
-      const sql = id % 3 === 0
-        ? `select ${id} as id, count(*) as n from t a, t b where a.x + b.x > 100`
-        : `select ${id} as id, count(*) as n from t where x % 7 = ${id % 7}`;
+      const sql =
+        id % 3 === 0
+          ? `select ${id} as id, count(*) as n from t a, t b where a.x + b.x > 100`
+          : `select ${id} as id, count(*) as n from t where x % 7 = ${id % 7}`;
       const outcome: Outcome = { sql, sentAt: performance.now(), doneAt: 0, complete: false };
       outcomes.push(outcome);
       try {
@@ -86,7 +104,9 @@ function load(base: string, key: string, stopOnError: () => boolean) {
   const loops = Array.from({ length: 8 }, loop);
   return {
     outcomes,
-    stop: () => { stopped = true; },
+    stop: () => {
+      stopped = true;
+    },
     /** The client goes away: its idle kept-alive connections are closed. */
     disconnect: () => agent.destroy(),
     done: Promise.all(loops),
@@ -118,13 +138,21 @@ describe('SIGTERM under load', () => {
     // One more client, like a browser or a proxy's connection pool: its request is in flight at the
     // signal, and afterwards it keeps its kept-alive connection open without sending anything more.
     const holder = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const held: Outcome = { sql: 'select -1 as id, count(*) as n from t a, t b where a.x + b.x > 100', sentAt: performance.now(), doneAt: 0, complete: false };
+    const held: Outcome = {
+      sql: 'select -1 as id, count(*) as n from t a, t b where a.x + b.x > 100',
+      sentAt: performance.now(),
+      doneAt: 0,
+      complete: false,
+    };
     traffic.outcomes.push(held);
     let sent!: () => void;
-    const heldSent = new Promise<void>((resolve) => { sent = resolve; });
+    const heldSent = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
     const heldDone = get(holder, dataUrl(server.base, 'alice/numbers', 'json', { key, query: held.sql }), held, sent).then(
       (body) => Object.assign(held, { complete: true, bytes: body.length, ownAnswer: body.includes('"id":-1'), doneAt: performance.now() }),
-      (err: unknown) => Object.assign(held, { error: String(err), doneAt: performance.now() }));
+      (err: unknown) => Object.assign(held, { error: String(err), doneAt: performance.now() }),
+    );
     await heldSent;
     termAt = performance.now();
     server.child.kill('SIGTERM');
@@ -147,12 +175,25 @@ describe('SIGTERM under load', () => {
   test('requests in flight at the signal are finished; no response is cut short', () => {
     const { outcomes } = traffic;
     // Until SIGTERM the server was up: every request answered by then was answered in full, with 200.
-    assert.deepEqual(outcomes.filter((o) => o.doneAt < termAt && (!o.complete || o.status !== 200)), []);
-    assert.deepEqual(outcomes.filter((o) => o.status === 200 && !o.ownAnswer), []);
+    assert.deepEqual(
+      outcomes.filter((o) => o.doneAt < termAt && (!o.complete || o.status !== 200)),
+      [],
+    );
+    assert.deepEqual(
+      outcomes.filter((o) => o.status === 200 && !o.ownAnswer),
+      [],
+    );
     // Eight requests are in flight at any moment, so some must have been finished after the signal.
-    assert.ok(outcomes.some((o) => o.complete && o.status === 200 && o.doneAt >= termAt), 'in-flight requests finished');
+    assert.ok(
+      outcomes.some((o) => o.complete && o.status === 200 && o.doneAt >= termAt),
+      'in-flight requests finished',
+    );
     // A failure after the signal is a refused or closed connection, never a response that started and broke off.
-    assert.deepEqual(outcomes.filter((o) => !o.complete && o.status !== undefined), [], 'no response was cut short');
+    assert.deepEqual(
+      outcomes.filter((o) => !o.complete && o.status !== undefined),
+      [],
+      'no response was cut short',
+    );
   });
 
   test('every response received in full has exactly one download row, and there are no others', () => {
@@ -172,8 +213,11 @@ describe('SIGTERM under load', () => {
     for (const o of refused) assert.equal(byQuery.get(o.sql), undefined, `no download for the refused ${o.sql}`);
     // No request the client saw fail (a refused or closed connection, so no status) was counted either.
     const total = [...byQuery.values()].reduce((n, rows) => n + rows.length, 0);
-    assert.equal(total, served.length,
-      `downloads vs responses served in full (${refused.length} refused with 503, ${outcomes.length - received.length} failed)`);
+    assert.equal(
+      total,
+      served.length,
+      `downloads vs responses served in full (${refused.length} refused with 503, ${outcomes.length - received.length} failed)`,
+    );
   });
 });
 
@@ -181,20 +225,49 @@ test('SIGTERM writes every download still waiting for its batch', async (t) => {
   const { dataDir, key } = await setUp();
   // All 40 calls at once, from one key: its queue must hold them (2 run, the rest wait their turn).
   const server = await serve(dataDir, ['--key-queue', '40']);
-  t.after(() => { server.child.kill('SIGKILL'); }); // does nothing once it has exited
+  t.after(() => {
+    server.child.kill('SIGKILL');
+  }); // does nothing once it has exited
   const sql = Array.from({ length: 40 }, (_, i) => `select ${i} as id`);
-  const statuses = await Promise.all(sql.map(async (query) => {
-    const res = await fetch(dataUrl(server.base, 'alice/numbers', 'json', { key, query }));
-    await res.arrayBuffer();
-    return res.status;
-  }));
-  assert.deepEqual(statuses, sql.map(() => 200));
+  const statuses = await Promise.all(
+    sql.map(async (query) => {
+      const res = await fetch(dataUrl(server.base, 'alice/numbers', 'json', { key, query }));
+      await res.arrayBuffer();
+      return res.status;
+    }),
+  );
+  assert.deepEqual(
+    statuses,
+    sql.map(() => 200),
+  );
   // At once: downloads are written in batches a tenth of a second apart, so some are still waiting.
   const writtenBefore = countRows(dataDir).downloads;
   server.child.kill('SIGTERM');
   assert.deepEqual(await withTimeout(server.exited, 10_000, 'stopping'), { code: 0, signal: null }, server.stderr());
   t.diagnostic(`${sql.length - writtenBefore} of ${sql.length} downloads were waiting to be written at the signal`);
-  assert.deepEqual(readDownloads(dataDir).map((r) => r.query).sort(), [...sql].sort());
+  assert.deepEqual(
+    readDownloads(dataDir)
+      .map((r) => r.query)
+      .sort(),
+    [...sql].sort(),
+  );
+});
+
+test('SIGTERM does not wait for a connection that never sent a byte', async (t) => {
+  const { dataDir } = await setUp();
+  // A client idle timeout far longer than the wait below: Node alone would keep the silent
+  // connection (a browser's or fetch's spare one) open until it ran out.
+  const server = await serve(dataDir, ['--client-idle-timeout', '600']);
+  t.after(() => {
+    server.child.kill('SIGKILL');
+  });
+  const silent = connect(server.port, '127.0.0.1');
+  await once(silent, 'connect');
+  const closed = once(silent, 'close');
+  silent.resume();
+  server.child.kill('SIGTERM');
+  assert.deepEqual(await withTimeout(server.exited, 10_000, 'stopping'), { code: 0, signal: null }, server.stderr());
+  await withTimeout(closed, 5000, 'the silent connection closing');
 });
 
 test('SIGKILL under load: siphon.db opens afterwards and keeps the downloads recorded until shortly before', async () => {
@@ -228,7 +301,10 @@ test('SIGKILL under load: siphon.db opens afterwards and keeps the downloads rec
     }
     // Nothing appears that was never asked for.
     const asked = new Set(traffic.outcomes.map((o) => o.sql));
-    assert.deepEqual(rows.filter((r) => !asked.has(r.query ?? '')), []);
+    assert.deepEqual(
+      rows.filter((r) => !asked.has(r.query ?? '')),
+      [],
+    );
   } finally {
     db.close();
   }

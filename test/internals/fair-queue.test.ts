@@ -6,15 +6,20 @@ import { waitFor } from '../helpers/cli.js';
 
 class Item {
   failed: QueryFailed | undefined;
-  constructor(readonly key: string, readonly name: string) {}
+  constructor(
+    readonly key: string,
+    readonly name: string,
+  ) {}
   fail(error: QueryFailed): void {
     this.failed = error;
   }
 }
 
 const limits = { keyConcurrency: 2, keyQueue: 16, queueLimit: 100, queueTimeoutMs: 60_000 };
+/** Fails what a test left waiting: each waiting item's queue timer would hold the file's process for a minute. */
+const closing = { failure: { kind: 'closing' } } as QueryFailed;
 
-test('keys take turns: one key\'s backlog delays another by at most one turn', () => {
+test("keys take turns: one key's backlog delays another by at most one turn", () => {
   const q = new FairQueue<Item>(limits);
   const flood = Array.from({ length: 10 }, (_, i) => new Item('a', `a${i}`));
   for (const item of flood) q.enqueue(item);
@@ -36,19 +41,27 @@ test('a key runs at most keyConcurrency items at once', () => {
   for (const item of items) q.enqueue(item);
   assert.equal(q.next(), items[0]);
   assert.equal(q.next(), items[1]);
-  assert.equal(q.next(), undefined, 'a third would exceed the key\'s concurrency');
+  assert.equal(q.next(), undefined, "a third would exceed the key's concurrency");
   q.finished(items[0]!);
   assert.equal(q.next(), items[2]);
+  q.drain(closing);
 });
 
 test('a full key queue is refused as key-busy, a full queue as busy', () => {
   const q = new FairQueue<Item>({ ...limits, keyQueue: 2, queueLimit: 3 });
   q.enqueue(new Item('a', 'a0'));
   q.enqueue(new Item('a', 'a1'));
-  assert.throws(() => q.enqueue(new Item('a', 'a2')), (e: QueryFailed) => e.failure.kind === 'key-busy');
+  assert.throws(
+    () => q.enqueue(new Item('a', 'a2')),
+    (e: QueryFailed) => e.failure.kind === 'key-busy',
+  );
   q.enqueue(new Item('b', 'b0'));
-  assert.throws(() => q.enqueue(new Item('c', 'c0')), (e: QueryFailed) => e.failure.kind === 'busy');
+  assert.throws(
+    () => q.enqueue(new Item('c', 'c0')),
+    (e: QueryFailed) => e.failure.kind === 'busy',
+  );
   assert.equal(q.waiting, 3);
+  q.drain(closing);
 });
 
 test('an item that waits too long is taken out and failed', async () => {
@@ -68,7 +81,7 @@ test('removed and drained items never start', () => {
   q.enqueue(b);
   assert.equal(q.remove(a), true);
   assert.equal(q.remove(a), false);
-  q.drain({ failure: { kind: 'closing' } } as QueryFailed);
+  q.drain(closing);
   assert.equal(b.failed?.failure.kind, 'closing');
   assert.equal(q.next(), undefined);
 });
