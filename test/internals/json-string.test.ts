@@ -24,3 +24,40 @@ test('jsonString: random text reads back as itself, with none of the escaped cha
     assert.doesNotMatch(json, /[<>&\u2028\u2029]/);
   }
 });
+
+test("jsonString gives JSON.stringify's bytes (less the HTML escapes), with or without anything to escape", () => {
+  const htmlSafe = (json: string) => json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const alphabet = [
+    'a',
+    'Z',
+    ' ',
+    'é',
+    '中',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\r',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\ud83d\ude00',
+    '\ud800',
+    '\udfff',
+    '\ufffd',
+    '\uffff',
+    '<',
+    '&',
+  ];
+  let seed = 11;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  for (let i = 0; i < 5000; i++) {
+    let s = '';
+    // Half the strings from the letters alone, the fast way; the rest with anything.
+    const letters = i % 2 === 0 ? 5 : alphabet.length;
+    for (let n = next() % 30; n > 0; n--) s += alphabet[next() % letters];
+    assert.equal(jsonString(s), htmlSafe(JSON.stringify(s)), JSON.stringify(s));
+  }
+});
