@@ -51,7 +51,8 @@ export function createLog(options: { level: string; format: 'json' | 'pretty'; s
   };
   if (boom) {
     setInterval(() => {
-      if (recent === 0) return;
+      // Ended by pino at the loop's last turn (beforeExit): flushing then would throw.
+      if (recent === 0 || (boom as { destroyed?: boolean }).destroyed) return;
       recent -= 1;
       boom.flush();
     }, flushEveryMs).unref();
