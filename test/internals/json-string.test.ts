@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { jsonString } from '../../src/formats/values.js';
+import { randomTexts } from '../helpers/random-text.js';
 
 test('jsonString escapes <, >, &, U+2028 and U+2029 wherever they are, and nothing else', () => {
   assert.equal(jsonString(''), '""');
@@ -51,13 +52,7 @@ test("jsonString gives JSON.stringify's bytes (less the HTML escapes), with or w
     '<',
     '&',
   ];
-  let seed = 11;
-  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
-  for (let i = 0; i < 5000; i++) {
-    let s = '';
-    // Half the strings from the letters alone, the fast way; the rest with anything.
-    const letters = i % 2 === 0 ? 5 : alphabet.length;
-    for (let n = next() % 30; n > 0; n--) s += alphabet[next() % letters];
-    assert.equal(jsonString(s), htmlSafe(JSON.stringify(s)), JSON.stringify(s));
-  }
+  // Strings of letters alone, the fast way, and strings of anything.
+  const texts = [...randomTexts(alphabet.slice(0, 5), 2500, 29, 11), ...randomTexts(alphabet, 2500, 29, 12)];
+  for (const text of texts) assert.equal(jsonString(text), htmlSafe(JSON.stringify(text)), JSON.stringify(text));
 });

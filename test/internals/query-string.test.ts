@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseParams, percentDecode } from '../../src/http/query-string.js';
 import { redactUrl } from '../../src/http/redact.js';
+import { randomTexts } from '../helpers/random-text.js';
 
 const key = 'sph_0123456789abcdefghijklmnopqrstuv';
 
@@ -57,11 +58,5 @@ test('percentDecode: escapes of valid UTF-8 or not, well formed or not, decode a
     'é',
     '中',
   ];
-  let seed = 5;
-  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
-  for (let i = 0; i < 5000; i++) {
-    let text = '';
-    for (let n = next() % 12; n > 0; n--) text += pieces[next() % pieces.length];
-    assert.equal(percentDecode(text), bytesWay(text), text);
-  }
+  for (const text of randomTexts(pieces, 5000, 11, 5)) assert.equal(percentDecode(text), bytesWay(text), text);
 });
