@@ -59,6 +59,20 @@ async function cpuPer(pid: number, n: number, work: () => Promise<void>): Promis
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: parallel });
 
+/** Each process's count of voluntary context switches (it went to sleep, waiting on something). */
+function voluntarySwitches(pids: number[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) counts.set(pid, Number(m[1]));
+    } catch {
+      // gone
+    }
+  }
+  return counts;
+}
+
 function request(url: string, headers: Record<string, string>): Promise<{ status: number; etag?: string }> {
   return new Promise((resolve, reject) => {
     http
@@ -136,17 +150,29 @@ async function main(): Promise<void> {
     for (const format of formats) {
       const url = `${server.base}${dataPath('bench/big', format, keys[1]!, exportSql)}`;
       const costs: Costs[] = [];
+      // Wall time too, for what it is worth on a busy machine: a stall shows there, not in CPU time;
+      // and how often the query processes went to sleep (waiting on a pipe), which load hardly moves.
+      const rates: string[] = [];
+      const sleeps: string[] = [];
       await profiled(server.pid, `export-${format}`, async () => {
         for (let r = 0; r < (Number(process.env.CPU_COSTS_EXPORT_RUNS) || 1); r++) {
           costs.push(
             await cpuPer(server.pid, fixtureRows, async () => {
+              const before = voluntarySwitches(childPids(server.pid));
               const a = await exportOnce(url, 'identity');
               if (a.status !== 200 || !a.complete) throw new Error(`${format} export: status ${a.status}, complete ${a.complete}`);
+              rates.push(`${(fixtureRows / a.ms).toFixed(0)}k`);
+              const after = voluntarySwitches(childPids(server.pid));
+              let slept = 0;
+              for (const [pid, n] of after) slept += n - (before.get(pid) ?? n);
+              sleeps.push(String(slept));
             }),
           );
         }
       });
-      lines.push(show(`export ${format}`, costs, 'row'));
+      lines.push(
+        `${show(`export ${format}`, costs, 'row')}   rows/s ${rates.join(', ')}; query processes slept ${sleeps.join(', ')} times`,
+      );
     }
   } finally {
     await server.stop();
