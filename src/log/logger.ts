@@ -28,8 +28,7 @@ export interface Log {
  * destination (sonic-boom, pino's own), so a request never waits for stdout: a record is buffered and
  * written with others when the pipe takes it, at most about `flushEveryMs` later. `flush` writes
  * what is buffered (serve calls it when stopping), and pino flushes synchronously on exit whatever
- * ends the process. `stream`: tests read the log from
- * one, written synchronously.
+ * ends the process. `stream`: tests read the log from one, written synchronously.
  */
 export function createLog(options: { level: string; format: 'json' | 'pretty'; stream?: NodeJS.WritableStream }): Log {
   let dropped = 0;
