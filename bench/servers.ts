@@ -30,7 +30,9 @@ function startProcess(file: string, args: string[], ready: RegExp, env: NodeJS.P
   const child: ChildProcess = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let head = '';
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr = (stderr + s).slice(-4000); });
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    stderr = (stderr + s).slice(-4000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -49,7 +51,9 @@ function startProcess(file: string, args: string[], ready: RegExp, env: NodeJS.P
       head = '';
       child.stdout!.off('data', onData).on('data', () => {});
       resolve({
-        base: m[1]!, pid: child.pid!, flags,
+        base: m[1]!,
+        pid: child.pid!,
+        flags,
         async stop() {
           child.kill('SIGTERM');
           await exited;
@@ -65,8 +69,14 @@ export function startSiphon(dataDir: string, flags: string[], env: NodeJS.Proces
   const cleanEnv = { ...env };
   delete cleanEnv.PORT;
   delete cleanEnv.SIPHON_DATA_DIR;
-  return startProcess(path.join(repoRoot, 'bin', 'siphon'), ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
-    /^Siphon is serving .+ at (http:\/\/\S+)$/m, cleanEnv, flags);
+  return startProcess(
+    path.join(repoRoot, 'bin', 'siphon'),
+    ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
+    // Its start-up record, a JSON line (or the pretty form's text).
+    /Siphon is serving .+? at (http:\/\/[^\s"]+)/,
+    cleanEnv,
+    flags,
+  );
 }
 
 /** The bare node:http baseline, answering every request with the response described in `responseFile`. */

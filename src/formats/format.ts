@@ -21,7 +21,10 @@ export interface FormatCall {
   publicUrl(drop: readonly string[]): string | undefined;
 }
 
-/** A request parameter a format takes besides `key` and `query`. */
+/**
+ * A request parameter a format takes besides `key` and `query`. It must never hold a secret: it is
+ * logged as sent, and may be echoed in the body (a JSONP callback is).
+ */
 export interface FormatParam {
   valid(value: string): boolean;
   /** The client's error for a value that is not valid. */

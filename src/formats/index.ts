@@ -17,16 +17,37 @@ export { isValidCallback, jsonpContentType } from './jsonp.js';
  */
 const list: Format[] = [
   rowFormat({
-    kind: 'rows', name: 'json', contentType: 'application/json; charset=utf-8', encoder: jsonEncoder,
-    params: { callback: callbackParam }, script: jsonpScript,
+    kind: 'rows',
+    name: 'json',
+    contentType: 'application/json; charset=utf-8',
+    encoder: jsonEncoder,
+    params: { callback: callbackParam },
+    script: jsonpScript,
     options: ({ params }) => (params.callback === undefined ? {} : { callback: params.callback }),
   }),
-  rowFormat({ kind: 'rows', name: 'csv', contentType: 'text/csv; charset=utf-8', attachment: 'csv', encoder: csvEncoder, options: () => ({}) }),
-  rowFormat({ kind: 'rows', name: 'ndjson', contentType: 'application/x-ndjson; charset=utf-8', encoder: ndjsonEncoder, options: () => ({}) }),
+  rowFormat({
+    kind: 'rows',
+    name: 'csv',
+    contentType: 'text/csv; charset=utf-8',
+    attachment: 'csv',
+    encoder: csvEncoder,
+    options: () => ({}),
+  }),
+  rowFormat({
+    kind: 'rows',
+    name: 'ndjson',
+    contentType: 'application/x-ndjson; charset=utf-8',
+    encoder: ndjsonEncoder,
+    options: () => ({}),
+  }),
   { kind: 'file', name: 'sqlite', contentType: 'application/vnd.sqlite3', attachment: 'sqlite' },
   rowFormat({
-    kind: 'rows', name: 'atom', contentType: 'application/atom+xml; charset=utf-8', encoder: atomEncoder,
-    options: atomFeed, requiredColumns: { names: atomColumns, missing: errors.atomColumns },
+    kind: 'rows',
+    name: 'atom',
+    contentType: 'application/atom+xml; charset=utf-8',
+    encoder: atomEncoder,
+    options: atomFeed,
+    requiredColumns: { names: atomColumns, missing: errors.atomColumns },
   }),
 ];
 
@@ -36,6 +57,15 @@ function rowFormat<O>(format: RowFormat<O>): RowFormat {
 }
 
 export const formatNames: readonly string[] = list.map((f) => f.name);
+
+/**
+ * The request parameters the formats take besides `key` and `query` (a JSONP callback), for the
+ * parts of the server that read parameters before a format is known: a POST's JSON body, and the
+ * log's list of parameters known to hold no secret.
+ */
+export const formatParamNames: readonly string[] = [
+  ...new Set(list.flatMap((f) => (f.kind === 'rows' ? Object.keys(f.params ?? {}) : []))),
+];
 
 export function findFormat(name: string): Format | undefined {
   return list.find((f) => f.name === name);

@@ -11,7 +11,11 @@ export type SqliteValue = null | bigint | number | string | Buffer;
 const htmlOrLineSeparator = /[<>&\u2028\u2029]/;
 const htmlAndLineSeparators = /[<>&\u2028\u2029]/g;
 const escapes: Record<string, string> = {
-  '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029',
+  '<': '\\u003c',
+  '>': '\\u003e',
+  '&': '\\u0026',
+  '\u2028': '\\u2028',
+  '\u2029': '\\u2029',
 };
 
 /**
@@ -32,8 +36,23 @@ export function htmlSafeJson(json: string): string {
   return escaped + json.slice(last);
 }
 
+/**
+ * What JSON.stringify escapes in a string: `"`, `\\`, control characters, and lone surrogates
+ * (matched here as any surrogate, paired or not, which only sends a few strings the slow way).
+ */
+const jsonEscaped = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A string as JSON text, before `htmlSafeJson`: the same bytes as JSON.stringify, which is called
+ * only for a string holding something to escape. Most data holds none, and one regex test and a
+ * concatenation cost a third of what JSON.stringify does (measured on the benchmark's text columns).
+ */
+function unescapedJsonString(s: string): string {
+  return jsonEscaped.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
 export function jsonString(s: string): string {
-  return htmlSafeJson(JSON.stringify(s));
+  return htmlSafeJson(unescapedJsonString(s));
 }
 
 /**
@@ -56,10 +75,14 @@ export function realText(v: number): string {
  */
 export function unescapedJsonValue(v: SqliteValue): string {
   switch (typeof v) {
-    case 'string': return JSON.stringify(v);
-    case 'bigint': return v.toString();
-    case 'number': return Number.isFinite(v) ? realText(v) : v > 0 ? '9e999' : '-9e999';
-    default: return v === null ? 'null' : `"${v.toString('base64')}"`;
+    case 'string':
+      return unescapedJsonString(v);
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return Number.isFinite(v) ? realText(v) : v > 0 ? '9e999' : '-9e999';
+    default:
+      return v === null ? 'null' : `"${v.toString('base64')}"`;
   }
 }
 
@@ -71,9 +94,13 @@ export function jsonValue(v: SqliteValue): string {
 /** One value as CSV field text, before quoting: NULL is an empty field, infinity is `Infinity`. */
 export function textValue(v: SqliteValue): string | null {
   switch (typeof v) {
-    case 'string': return v;
-    case 'bigint': return v.toString();
-    case 'number': return Number.isFinite(v) ? realText(v) : String(v);
-    default: return v === null ? null : v.toString('base64');
+    case 'string':
+      return v;
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return Number.isFinite(v) ? realText(v) : String(v);
+    default:
+      return v === null ? null : v.toString('base64');
   }
 }

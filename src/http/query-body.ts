@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { errors } from '../errors.js';
+import { formatParamNames } from '../formats/index.js';
 import { readBoundedBody, type BodyLimits } from '../limits/bounded-body.js';
 import { parseParams, type Params } from './query-string.js';
 
 const formType = 'application/x-www-form-urlencoded';
 const jsonType = 'application/json';
 /** The parameters a JSON body gives: each must be a string; other members are ignored, as unknown parameters are. */
-const jsonParams = ['key', 'query', 'callback'];
+const jsonParams = ['key', 'query', ...formatParamNames];
 
 /** Whether a request has a body at all (RFC 9112: a Content-Length above 0, or Transfer-Encoding). */
 function hasBody(request: FastifyRequest): boolean {

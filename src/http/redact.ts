@@ -1,11 +1,12 @@
+import { formatParamNames } from '../formats/index.js';
 import { decodePair, percentDecode, queryStart } from './query-string.js';
 
 /**
- * Parameters known to hold no secret, the data API's and the pages': logged (and, in a feed's self
- * link, echoed) as sent. Every other parameter is not, whatever its name: a key can come as `key`,
- * `%6Bey`, `KEY`, `api_key`, or under a name no one thought of.
+ * Parameters known to hold no secret, the data API's (with those the formats take) and the pages':
+ * logged (and, in the links a format writes, echoed) as sent. Every other parameter is not, whatever its
+ * name: a key can come as `key`, `%6Bey`, `KEY`, `api_key`, or under a name no one thought of.
  */
-const publicParams = new Set(['query', 'callback', 'table', 'sql', 'format', 'q', 'scraper']);
+const publicParams = new Set(['query', ...formatParamNames, 'table', 'sql', 'format', 'q', 'scraper']);
 
 /** Whether a parameter (by decoded name) is one of those known to hold no secret. */
 export function isPublicParam(decodedName: string): boolean {
@@ -43,10 +44,13 @@ export function redactUrl(url: string): string {
   const start = queryStart(url);
   const path = cut((start === -1 ? url : url.slice(0, start)).split('/').map(redactSegment).join('/'));
   if (start === -1) return path;
-  const pairs = url.slice(start + 1).split('&').map((raw) => {
-    const [name, value] = decodePair(raw);
-    if (isPublicParam(name) && !looksLikeKey(value)) return cut(raw);
-    return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
-  });
+  const pairs = url
+    .slice(start + 1)
+    .split('&')
+    .map((raw) => {
+      const [name, value] = decodePair(raw);
+      if (isPublicParam(name) && !looksLikeKey(value)) return cut(raw);
+      return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
+    });
   return `${path}${url[start]}${pairs.join('&')}`;
 }

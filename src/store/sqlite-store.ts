@@ -3,13 +3,38 @@ import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
 import { everyDay, lastDays, SqliteWebAccounts } from './sqlite-web-accounts.js';
 import type {
-  Account, AccountDetails, AccountListing, AccountScraperDownloads, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats,
-  KeyListing, ListScrapersOptions, NewKey, NewScraper, Scraper, ScraperChanges, ScraperListing, SessionRecord, Store,
+  Account,
+  AccountDetails,
+  AccountListing,
+  AccountScraperDownloads,
+  ApiKey,
+  DataVersion,
+  DayCount,
+  DownloadRecord,
+  DownloadStats,
+  KeyListing,
+  ListScrapersOptions,
+  NewKey,
+  NewScraper,
+  Scraper,
+  ScraperChanges,
+  ScraperListing,
+  SessionRecord,
+  Store,
 } from './types.js';
 
 interface ScraperRow {
-  id: number; owner_id: number; owner_name: string; name: string; description: string; private: number;
-  data_file: string; data_version: number; tables_json: string; size_bytes: number; updated_at: string;
+  id: number;
+  owner_id: number;
+  owner_name: string;
+  name: string;
+  description: string;
+  private: number;
+  data_file: string;
+  data_version: number;
+  tables_json: string;
+  size_bytes: number;
+  updated_at: string;
 }
 
 const scraperSelect = `
@@ -35,7 +60,7 @@ function toScraper(row: ScraperRow): Scraper {
 }
 
 const originsJson = (origins: readonly string[] | null) => (origins === null ? null : JSON.stringify(origins));
-const parseOrigins = (json: string | null): readonly string[] | null => (json === null ? null : JSON.parse(json) as string[]);
+const parseOrigins = (json: string | null): readonly string[] | null => (json === null ? null : (JSON.parse(json) as string[]));
 
 /** Downloads deleted per transaction by pruneDownloads. */
 const pruneSliceIds = 10_000;
@@ -119,9 +144,12 @@ export class SqliteStore implements Store {
   async createAccount(name: string, details: AccountDetails = {}): Promise<Account | undefined> {
     const now = new Date().toISOString();
     // The unique name decides between two sign-ups of one name at the same moment.
-    const info = this.change(() => this.stmt(`
-      insert into accounts (name, created_at, password_hash, email) values (?, ?, ?, ?) on conflict do nothing`)
-      .run(name, now, details.passwordHash ?? null, details.email ?? null));
+    const info = this.change(() =>
+      this.stmt(
+        `
+      insert into accounts (name, created_at, password_hash, email) values (?, ?, ?, ?) on conflict do nothing`,
+      ).run(name, now, details.passwordHash ?? null, details.email ?? null),
+    );
     return info.changes === 0 ? undefined : { id: Number(info.lastInsertRowid), name };
   }
 
@@ -138,29 +166,42 @@ export class SqliteStore implements Store {
   }
 
   async listAccounts(): Promise<AccountListing[]> {
-    const rows = this.stmt(`
+    const rows = this.stmt(
+      `
       select a.name, a.created_at,
              (select count(*) from api_keys k where k.account_id = a.id and k.revoked_at is null) as keys,
              (select count(*) from api_keys k where k.account_id = a.id and k.revoked_at is not null) as revoked_keys,
              (select count(*) from scrapers s where s.owner_id = a.id and s.removed_at is null) as scrapers
-      from accounts a order by a.name`).all() as
-      { name: string; created_at: string; keys: number; revoked_keys: number; scrapers: number }[];
+      from accounts a order by a.name`,
+    ).all() as { name: string; created_at: string; keys: number; revoked_keys: number; scrapers: number }[];
     return rows.map((r) => ({ name: r.name, createdAt: r.created_at, keys: r.keys, revokedKeys: r.revoked_keys, scrapers: r.scrapers }));
   }
 
   async addKey(accountId: number, keyHash: string, key: NewKey): Promise<void> {
-    this.change(() => this.stmt(`
+    this.change(() =>
+      this.stmt(
+        `
       insert into api_keys (account_id, hash, prefix, label, read_only, origins_json, created_at)
-      values (?, ?, ?, ?, ?, ?, ?)`).run(
-      accountId, keyHash, key.prefix, key.label, key.readOnly ? 1 : 0, originsJson(key.origins), new Date().toISOString()));
+      values (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(accountId, keyHash, key.prefix, key.label, key.readOnly ? 1 : 0, originsJson(key.origins), new Date().toISOString()),
+    );
   }
 
   async listKeys(accountId: number): Promise<KeyListing[]> {
-    const rows = this.stmt(`
+    const rows = this.stmt(
+      `
       select id, prefix, label, read_only, origins_json, created_at, last_used_at, revoked_at
-      from api_keys where account_id = ? order by id`).all(accountId) as
-      { id: number; prefix: string | null; label: string; read_only: number; origins_json: string | null; created_at: string;
-        last_used_at: string | null; revoked_at: string | null }[];
+      from api_keys where account_id = ? order by id`,
+    ).all(accountId) as {
+      id: number;
+      prefix: string | null;
+      label: string;
+      read_only: number;
+      origins_json: string | null;
+      created_at: string;
+      last_used_at: string | null;
+      revoked_at: string | null;
+    }[];
     return rows.map((row) => ({
       id: row.id,
       prefix: row.prefix,
@@ -178,11 +219,13 @@ export class SqliteStore implements Store {
     this.dropStaleLookups();
     const cached = this.keys.get(keyHash);
     if (cached) return cached;
-    const row = this.stmt(`
+    const row = this.stmt(
+      `
       select k.id, k.read_only, k.revoked_at, k.origins_json, a.id as account_id, a.name as account_name
-      from api_keys k join accounts a on a.id = k.account_id where k.hash = ?`).get(keyHash) as
-      { id: number; read_only: number; revoked_at: string | null; origins_json: string | null; account_id: number;
-        account_name: string } | undefined;
+      from api_keys k join accounts a on a.id = k.account_id where k.hash = ?`,
+    ).get(keyHash) as
+      | { id: number; read_only: number; revoked_at: string | null; origins_json: string | null; account_id: number; account_name: string }
+      | undefined;
     if (!row) return undefined;
     const key: ApiKey = {
       id: row.id,
@@ -196,14 +239,20 @@ export class SqliteStore implements Store {
   }
 
   async revokeKey(keyHash: string): Promise<boolean> {
-    const info = this.change(() => this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?')
-      .run(new Date().toISOString(), keyHash));
+    const info = this.change(() =>
+      this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where hash = ?').run(new Date().toISOString(), keyHash),
+    );
     return info.changes > 0;
   }
 
   async revokeAccountKey(accountId: number, keyId: number): Promise<boolean> {
-    const info = this.change(() => this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and account_id = ?')
-      .run(new Date().toISOString(), keyId, accountId));
+    const info = this.change(() =>
+      this.stmt('update api_keys set revoked_at = coalesce(revoked_at, ?) where id = ? and account_id = ?').run(
+        new Date().toISOString(),
+        keyId,
+        accountId,
+      ),
+    );
     return info.changes > 0;
   }
 
@@ -233,12 +282,24 @@ export class SqliteStore implements Store {
 
   async addScraper(s: NewScraper): Promise<Scraper> {
     const now = new Date().toISOString();
-    const info = this.change(() => this.stmt(`
+    const info = this.change(() =>
+      this.stmt(
+        `
       insert into scrapers (owner_id, name, description, private, data_file, data_version, tables_json,
                             size_bytes, created_at, updated_at)
-      values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`).run(
-      s.ownerId, s.name, s.description, s.isPrivate ? 1 : 0, s.data.file, JSON.stringify(s.data.tables),
-      s.data.sizeBytes, now, s.data.updatedAt));
+      values (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+      ).run(
+        s.ownerId,
+        s.name,
+        s.description,
+        s.isPrivate ? 1 : 0,
+        s.data.file,
+        JSON.stringify(s.data.tables),
+        s.data.sizeBytes,
+        now,
+        s.data.updatedAt,
+      ),
+    );
     return toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(info.lastInsertRowid) as ScraperRow);
   }
 
@@ -262,14 +323,18 @@ export class SqliteStore implements Store {
     return row && toScraper(row);
   }
 
-  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion } | undefined> {
+  async replaceData(
+    scraperId: number,
+    data: Omit<DataVersion, 'version'>,
+  ): Promise<{ replaced: DataVersion; current: DataVersion } | undefined> {
     const swap = this.db.transaction(() => {
       const replaced = this.liveScraper(scraperId)?.data;
       if (!replaced) return undefined;
-      this.stmt(`
+      this.stmt(
+        `
         update scrapers set data_file = ?, data_version = data_version + 1, tables_json = ?, size_bytes = ?,
-                            updated_at = ? where id = ?`)
-        .run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
+                            updated_at = ? where id = ?`,
+      ).run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
       return { replaced, current: { ...data, version: replaced.version + 1 } };
     });
     return this.change(() => swap.immediate());
@@ -288,8 +353,9 @@ export class SqliteStore implements Store {
   }
 
   async removeScraper(scraperId: number): Promise<boolean> {
-    const info = this.change(() => this.stmt('update scrapers set removed_at = ? where id = ? and removed_at is null')
-      .run(new Date().toISOString(), scraperId));
+    const info = this.change(() =>
+      this.stmt('update scrapers set removed_at = ? where id = ? and removed_at is null').run(new Date().toISOString(), scraperId),
+    );
     return info.changes > 0;
   }
 
@@ -308,16 +374,29 @@ export class SqliteStore implements Store {
       insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const countByAccount = this.stmt(`
-      insert into download_totals (scraper_id, account_id, count) values (?, ?, 1)
-      on conflict do update set count = count + 1`);
-    // The UTC day is cut from `at` as the migration that made this table cut it.
+      insert into download_totals (scraper_id, account_id, count) values (?, ?, ?)
+      on conflict do update set count = count + excluded.count`);
     const countByDay = this.stmt(`
-      insert into download_days (scraper_id, day, count) values (?, substr(?, 1, 10), 1)
-      on conflict do update set count = count + 1`);
-    // One update per key of the batch, with its latest download: not one per download.
-    // ISO timestamps in UTC compare as text in time order.
+      insert into download_days (scraper_id, day, count) values (?, ?, ?)
+      on conflict do update set count = count + excluded.count`);
+    // The counters are added up for the batch first: one update per scraper and account, per
+    // scraper and day, and per key (its latest download), not three per download. The UTC day is
+    // cut from `at` as the migration that made these tables cut it; ISO timestamps in UTC compare
+    // as text in time order.
+    const byAccount = new Map<string, { scraperId: number; accountId: number; count: number }>();
+    const byDay = new Map<string, { scraperId: number; day: string; count: number }>();
+    const byAccountDay = new Map<string, { accountId: number; scraperId: number; day: string; count: number }>();
     const lastUse = new Map<number, string>();
+    const bump = <T extends { count: number }>(map: Map<string, T>, key: string, fresh: () => T) => {
+      const entry = map.get(key);
+      if (entry) entry.count += 1;
+      else map.set(key, fresh());
+    };
     for (const d of records) {
+      const day = d.at.slice(0, 10);
+      bump(byAccount, `${d.scraperId} ${d.accountId}`, () => ({ scraperId: d.scraperId, accountId: d.accountId, count: 1 }));
+      bump(byDay, `${d.scraperId} ${day}`, () => ({ scraperId: d.scraperId, day, count: 1 }));
+      bump(byAccountDay, `${d.accountId} ${d.scraperId} ${day}`, () => ({ accountId: d.accountId, scraperId: d.scraperId, day, count: 1 }));
       const latest = lastUse.get(d.keyId);
       if (latest === undefined || latest < d.at) lastUse.set(d.keyId, d.at);
     }
@@ -325,18 +404,20 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       for (const d of records) {
         insert.run(d.scraperId, d.accountId, d.keyId, d.at, d.format, d.query, d.status, d.rows, d.bytes, d.durationMs);
-        countByAccount.run(d.scraperId, d.accountId);
-        countByDay.run(d.scraperId, d.at);
-        this.web.countDownload(d.accountId, d.scraperId, d.at);
       }
+      for (const c of byAccount.values()) countByAccount.run(c.scraperId, c.accountId, c.count);
+      for (const c of byDay.values()) countByDay.run(c.scraperId, c.day, c.count);
+      for (const c of byAccountDay.values()) this.web.countDownloads(c.accountId, c.scraperId, c.day, c.count);
       for (const [keyId, at] of lastUse) keyUse.run(at, keyId, at);
     })();
   }
 
   async downloadStats(scraperId: number): Promise<DownloadStats> {
-    const by = this.stmt(`
+    const by = this.stmt(
+      `
       select a.name as owner, t.count from download_totals t join accounts a on a.id = t.account_id
-      where t.scraper_id = ? order by t.count desc, a.name`).all(scraperId) as { owner: string; count: number }[];
+      where t.scraper_id = ? order by t.count desc, a.name`,
+    ).all(scraperId) as { owner: string; count: number }[];
     return { total: by.reduce((sum, b) => sum + b.count, 0), by };
   }
 
@@ -354,19 +435,23 @@ export class SqliteStore implements Store {
       where.push("(a.name like ? escape '\\' or s.name like ? escape '\\' or s.description like ? escape '\\')");
       params.push(pattern, pattern, pattern);
     }
-    const rows = this.stmt(`
+    const rows = this.stmt(
+      `
       select * from (
         select scraper.*, (select coalesce(sum(t.count), 0) from download_totals t where t.scraper_id = scraper.id) as downloads
         from (${scraperSelect} where ${where.join(' and ')}) scraper)
-      order by downloads desc, updated_at desc, owner_name, name limit ?`).all(...params, options.limit ?? -1) as
-      (ScraperRow & { downloads: number })[];
+      order by downloads desc, updated_at desc, owner_name, name limit ?`,
+    ).all(...params, options.limit ?? -1) as (ScraperRow & { downloads: number })[];
     return rows.map((row) => ({ scraper: toScraper(row), downloads: row.downloads }));
   }
 
   async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {
     const span = lastDays(days, now);
-    const counts = new Map((this.stmt('select day, count from download_days where scraper_id = ? and day >= ?')
-      .all(scraperId, span[0]) as DayCount[]).map((d) => [d.day, d.count]));
+    const counts = new Map(
+      (this.stmt('select day, count from download_days where scraper_id = ? and day >= ?').all(scraperId, span[0]) as DayCount[]).map(
+        (d) => [d.day, d.count],
+      ),
+    );
     return everyDay(span, counts);
   }
 
@@ -375,8 +460,10 @@ export class SqliteStore implements Store {
   }
 
   async pruneDownloads(before: string): Promise<number> {
-    const { first, last } = this.stmt('select min(id) as first, max(id) as last from downloads').get() as
-      { first: number | null; last: number | null };
+    const { first, last } = this.stmt('select min(id) as first, max(id) as last from downloads').get() as {
+      first: number | null;
+      last: number | null;
+    };
     if (first === null || last === null) return 0;
     // In slices of ids (the rowid: no index on `at` is needed), one transaction each, so the
     // server's batches of downloads are written between them rather than wait for the whole prune.

@@ -21,7 +21,10 @@ export function everyDay(days: readonly string[], counts: ReadonlyMap<string, nu
  * change a cached key or scraper lookup.
  */
 export class SqliteWebAccounts {
-  constructor(private readonly db: Database.Database, private readonly stmt: Prepare) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly stmt: Prepare,
+  ) {}
 
   findLogin(name: string): { account: Account; passwordHash: string | null } | undefined {
     const row = this.stmt('select id, name, password_hash from accounts where name = ?').get(name) as
@@ -34,17 +37,19 @@ export class SqliteWebAccounts {
   }
 
   saveSession(idHash: string, session: { accountId: number; expiresAt: string }): void {
-    this.stmt(`
+    this.stmt(
+      `
       insert into sessions (id_hash, account_id, created_at, expires_at) values (?, ?, ?, ?)
-      on conflict (id_hash) do update set expires_at = excluded.expires_at`)
-      .run(idHash, session.accountId, new Date().toISOString(), session.expiresAt);
+      on conflict (id_hash) do update set expires_at = excluded.expires_at`,
+    ).run(idHash, session.accountId, new Date().toISOString(), session.expiresAt);
   }
 
   findSession(idHash: string, now: string): SessionRecord | undefined {
-    const row = this.stmt(`
+    const row = this.stmt(
+      `
       select a.id, a.name, s.created_at, s.expires_at from sessions s join accounts a on a.id = s.account_id
-      where s.id_hash = ? and s.expires_at > ?`).get(idHash, now) as
-      { id: number; name: string; created_at: string; expires_at: string } | undefined;
+      where s.id_hash = ? and s.expires_at > ?`,
+    ).get(idHash, now) as { id: number; name: string; created_at: string; expires_at: string } | undefined;
     return row && { account: { id: row.id, name: row.name }, createdAt: row.created_at, expiresAt: row.expires_at };
   }
 
@@ -62,34 +67,43 @@ export class SqliteWebAccounts {
 
   /** Inserted if missing and read back in one transaction, so two servers starting together agree. */
   serverSecret(name: string, make: () => string): string {
-    return this.db.transaction(() => {
-      this.stmt('insert into server_secrets (name, value) values (?, ?) on conflict do nothing').run(name, make());
-      return this.stmt('select value from server_secrets where name = ?').pluck().get(name) as string;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.stmt('insert into server_secrets (name, value) values (?, ?) on conflict do nothing').run(name, make());
+        return this.stmt('select value from server_secrets where name = ?').pluck().get(name) as string;
+      })
+      .immediate();
   }
 
-  /** Counts one recorded download in its account's own counts. */
-  countDownload(accountId: number, scraperId: number, at: string): void {
-    this.stmt(`
-      insert into download_account_days (account_id, scraper_id, day, count) values (?, ?, substr(?, 1, 10), 1)
-      on conflict do update set count = count + 1`).run(accountId, scraperId, at);
+  /** Adds `count` downloads by an account of a scraper on a UTC day (`YYYY-MM-DD`). */
+  countDownloads(accountId: number, scraperId: number, day: string, count: number): void {
+    this.stmt(
+      `
+      insert into download_account_days (account_id, scraper_id, day, count) values (?, ?, ?, ?)
+      on conflict do update set count = count + excluded.count`,
+    ).run(accountId, scraperId, day, count);
   }
 
   accountDownloads(accountId: number, days: number, now: Date): AccountScraperDownloads[] {
     const span = lastDays(days, now);
-    const rows = this.stmt(`
+    const rows = this.stmt(
+      `
       select a.name as owner, s.name, s.removed_at is not null as removed, d.scraper_id, d.day, d.count
       from download_account_days d join scrapers s on s.id = d.scraper_id join accounts a on a.id = s.owner_id
-      where d.account_id = ? and d.day >= ?`).all(accountId, span[0]) as
-      { owner: string; name: string; removed: number; scraper_id: number; day: string; count: number }[];
+      where d.account_id = ? and d.day >= ?`,
+    ).all(accountId, span[0]) as { owner: string; name: string; removed: number; scraper_id: number; day: string; count: number }[];
     const byScraper = new Map<number, { owner: string; name: string; removed: boolean; counts: Map<string, number> }>();
     for (const row of rows) {
       const entry = byScraper.get(row.scraper_id) ?? { owner: row.owner, name: row.name, removed: row.removed === 1, counts: new Map() };
       entry.counts.set(row.day, row.count);
       byScraper.set(row.scraper_id, entry);
     }
-    return [...byScraper.values()].map(({ counts, ...scraper }) => ({
-      ...scraper, total: [...counts.values()].reduce((sum, n) => sum + n, 0), perDay: everyDay(span, counts),
-    })).sort((a, b) => b.total - a.total || `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`));
+    return [...byScraper.values()]
+      .map(({ counts, ...scraper }) => ({
+        ...scraper,
+        total: [...counts.values()].reduce((sum, n) => sum + n, 0),
+        perDay: everyDay(span, counts),
+      }))
+      .sort((a, b) => b.total - a.total || `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`));
   }
 }

@@ -4,7 +4,16 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { errorForQuery, QueryFailed, SiphonError } from '../../src/errors.js';
-import { bodyContentType, downloadName, findFormat, formatNames, formatParams, queryFailureFor, scriptCallback } from '../../src/formats/index.js';
+import {
+  bodyContentType,
+  downloadName,
+  findFormat,
+  formatNames,
+  formatParamNames,
+  formatParams,
+  queryFailureFor,
+  scriptCallback,
+} from '../../src/formats/index.js';
 
 const params = (values: Record<string, string>) => (name: string) => values[name];
 
@@ -18,8 +27,10 @@ test('a script parameter (JSONP) is what a format declares: json takes a callbac
   assert.equal(downloadName(json, 'my.cb'), 'jsonp');
   assert.equal(downloadName(json, undefined), 'json');
   assert.deepEqual(formatParams(json, params({ callback: 'cb', other: 'x' })), { callback: 'cb' });
-  assert.throws(() => formatParams(json, params({ callback: 'alert(1)' })),
-    (err: unknown) => err instanceof SiphonError && err.code === 'SIPHON_ERR_CALLBACK_INVALID' && err.status === 400);
+  assert.throws(
+    () => formatParams(json, params({ callback: 'alert(1)' })),
+    (err: unknown) => err instanceof SiphonError && err.code === 'SIPHON_ERR_CALLBACK_INVALID' && err.status === 400,
+  );
   for (const name of formatNames.filter((n) => n !== 'json')) {
     const format = findFormat(name)!;
     assert.equal(scriptCallback(format, params({ callback: 'cb' })), undefined, name);
@@ -29,12 +40,19 @@ test('a script parameter (JSONP) is what a format declares: json takes a callbac
   }
 });
 
-test('the data route and the query-process protocol name no format: they ask the registry', () => {
+test('the data route, the query-process protocol and the parameter readers name no format nor its parameters: they ask the registry', () => {
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
-  const files = ['http/routes/data.ts', 'http/format-call.ts', ...readdirSync(path.join(root, 'pool')).map((f) => `pool/${f}`)];
+  const files = [
+    'http/routes/data.ts',
+    'http/format-call.ts',
+    'http/query-body.ts',
+    'http/redact.ts',
+    ...readdirSync(path.join(root, 'pool')).map((f) => `pool/${f}`),
+  ];
+  assert.deepEqual(formatParamNames, ['callback']);
   for (const file of files) {
     const source = readFileSync(path.join(root, file), 'utf8');
-    for (const name of [...formatNames, 'jsonp']) assert.ok(!source.includes(`'${name}'`), `${file} names ${name}`);
+    for (const name of [...formatNames, ...formatParamNames, 'jsonp']) assert.ok(!source.includes(`'${name}'`), `${file} names ${name}`);
     assert.doesNotMatch(source, /\bfeed\b|\.callback\b/, `${file} knows a format's options`);
   }
 });

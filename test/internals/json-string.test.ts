@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { jsonString } from '../../src/formats/values.js';
+import { randomTexts } from '../helpers/random-text.js';
 
 test('jsonString escapes <, >, &, U+2028 and U+2029 wherever they are, and nothing else', () => {
   assert.equal(jsonString(''), '""');
@@ -23,4 +24,35 @@ test('jsonString: random text reads back as itself, with none of the escaped cha
     assert.equal(JSON.parse(json), s);
     assert.doesNotMatch(json, /[<>&\u2028\u2029]/);
   }
+});
+
+test("jsonString gives JSON.stringify's bytes (less the HTML escapes), with or without anything to escape", () => {
+  const htmlSafe = (json: string) => json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const alphabet = [
+    'a',
+    'Z',
+    ' ',
+    'é',
+    '中',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\r',
+    '\t',
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\ud83d\ude00',
+    '\ud800',
+    '\udfff',
+    '\ufffd',
+    '\uffff',
+    '<',
+    '&',
+  ];
+  // Strings of letters alone, the fast way, and strings of anything.
+  const texts = [...randomTexts(alphabet.slice(0, 5), 2500, 29, 11), ...randomTexts(alphabet, 2500, 29, 12)];
+  for (const text of texts) assert.equal(jsonString(text), htmlSafe(JSON.stringify(text)), JSON.stringify(text));
 });

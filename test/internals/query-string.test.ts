@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseParams } from '../../src/http/query-string.js';
+import { parseParams, percentDecode } from '../../src/http/query-string.js';
 import { redactUrl } from '../../src/http/redact.js';
+import { randomTexts } from '../helpers/random-text.js';
 
 const key = 'sph_0123456789abcdefghijklmnopqrstuv';
 
@@ -30,4 +31,32 @@ test('every spelling that authenticates as `key` is redacted from a logged URL; 
   // Long values are cut.
   const long = redactUrl(`/a/b/data.json?query=${'x'.repeat(5000)}`);
   assert.ok(long.length < 1100 && long.endsWith('…[4006 more]'), long.slice(-30));
+});
+
+test('percentDecode: escapes of valid UTF-8 or not, well formed or not, decode as their bytes would, invalid UTF-8 as U+FFFD', () => {
+  const bytesWay = (text: string) =>
+    text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+  const pieces = [
+    'a',
+    ' ',
+    '%',
+    '%2',
+    '%20',
+    '%2F',
+    '%25',
+    '%41',
+    '%e9',
+    '%C3%A9',
+    '%c3',
+    '%E4%B8%AD',
+    '%F0%9F%98%80',
+    '%ED%A0%80',
+    '%C0%AF',
+    '%FF',
+    '%EF%BB%BF',
+    '%zz',
+    'é',
+    '中',
+  ];
+  for (const text of randomTexts(pieces, 5000, 11, 5)) assert.equal(percentDecode(text), bytesWay(text), text);
 });
