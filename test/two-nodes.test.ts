@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { WebClient } from './helpers/web-client.js';
-import { runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
+import { runCli, runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
 import { createTestDatabase, type TestDatabase } from './helpers/pg-database.js';
 import { dataUrl } from './helpers/server.js';
@@ -78,10 +78,12 @@ describe('two nodes on one PostgreSQL database', () => {
   });
 
   test('downloads through both nodes add up on both scraper pages', async () => {
-    const before = await downloadsShown(a);
     for (let i = 0; i < 5; i++) assert.equal((await get(a, key)).status, 200);
     for (let i = 0; i < 7; i++) assert.equal((await get(b, key)).status, 200);
-    await waitFor(async () => (await downloadsShown(a)) === before + 12 && (await downloadsShown(b)) === before + 12, 5000);
+    // The one download of the test before, then these twelve.
+    const expected = 1 + 12;
+    await waitFor(async () => (await downloadsShown(a)) === expected && (await downloadsShown(b)) === expected, 5000)
+      .catch(async () => assert.fail(`a shows ${await downloadsShown(a)}, b ${await downloadsShown(b)}, not ${expected}`));
   });
 
   test('data published through one node is served by the other within a second', async () => {
@@ -109,6 +111,12 @@ describe('two nodes on one PostgreSQL database', () => {
     await waitFor(async () => (await get(b, key)).status === 401, 1000);
     assert.equal((await get(b, key)).headers.get('siphon-error-code'), 'SIPHON_ERR_KEY_REVOKED');
   });
+});
+
+test('a command whose PostgreSQL cannot be reached says so in one line, without the password', async () => {
+  const r = await runCli(['user', 'list', '--database-url', 'postgres://siphon:hunter2secret@127.0.0.1:1/siphon'], { dataDir });
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, 'siphon: PostgreSQL: connect ECONNREFUSED 127.0.0.1:1\n');
 });
 
 describe('stopping a node under load loses no download it answered', () => {

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { StorePool } from '../store/pg-pool.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
 
 /** Windows idle this long are deleted, at most once per this long by each node. */
@@ -27,7 +27,7 @@ const takeSql = {
 export class PgRateLimiter implements RateLimiter {
   private lastSweep = Date.now();
 
-  constructor(private readonly pool: pg.Pool, private readonly perMinute: number) {}
+  constructor(private readonly pool: StorePool, private readonly perMinute: number) {}
 
   async take(key: string): Promise<RateDecision> {
     this.sweep();

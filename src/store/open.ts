@@ -18,6 +18,8 @@ export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>,
   try {
     return await PgStore.open(config.databaseUrl, config.dataDir, connections);
   } catch (err) {
-    throw new StoreUnavailable(`PostgreSQL: ${err instanceof Error ? err.message : String(err)}`);
+    // The driver's own words (connect ECONNREFUSED, password authentication failed…), not the 503 they became.
+    const reason = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+    throw new StoreUnavailable(`PostgreSQL: ${reason instanceof Error ? reason.message : String(reason)}`);
   }
 }

@@ -5,7 +5,7 @@ import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { everyDay, lastDays } from './day-counts.js';
 import { LruCache } from './lru-cache.js';
 import { ChangeFeed } from './pg-changes.js';
-import { createPool, inTransaction } from './pg-pool.js';
+import { inTransaction, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { PgWebAccounts } from './pg-web-accounts.js';
 import type {
@@ -93,7 +93,7 @@ export class PgStore implements Store {
   private readonly feed: ChangeFeed;
   private readonly web: PgWebAccounts;
 
-  private constructor(private readonly pool: pg.Pool, connectionString: string, private readonly dataDir: string) {
+  private constructor(private readonly pool: StorePool, connectionString: string, private readonly dataDir: string) {
     this.feed = new ChangeFeed(connectionString, () => this.dropLookups());
     this.web = new PgWebAccounts(pool);
   }
@@ -103,7 +103,7 @@ export class PgStore implements Store {
    * listening for other nodes' changes. `connections`: the most it holds open at once.
    */
   static async open(connectionString: string, dataDir: string, connections = 10): Promise<PgStore> {
-    const pool = createPool(connectionString, connections);
+    const pool = new StorePool(connectionString, connections);
     try {
       const client = await pool.connect();
       try {

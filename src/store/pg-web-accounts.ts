@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { StorePool } from './pg-pool.js';
 import { accountDownloadsFrom, lastDays, type AccountDayRow } from './day-counts.js';
 import type { Account, AccountScraperDownloads, SessionRecord } from './types.js';
 
@@ -8,7 +8,7 @@ import type { Account, AccountScraperDownloads, SessionRecord } from './types.js
  * cached look-up.
  */
 export class PgWebAccounts {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: StorePool) {}
 
   async findLogin(name: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
     const { rows } = await this.pool.query<{ id: number; name: string; password_hash: string | null }>(
