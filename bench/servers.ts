@@ -66,7 +66,8 @@ export function startSiphon(dataDir: string, flags: string[], env: NodeJS.Proces
   delete cleanEnv.PORT;
   delete cleanEnv.SIPHON_DATA_DIR;
   return startProcess(path.join(repoRoot, 'bin', 'siphon'), ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
-    /^Siphon is serving .+ at (http:\/\/\S+)$/m, cleanEnv, flags);
+    // The start-up log record (JSON): its url, then its message.
+    /"url":"(http:\/\/[^"]+)".*"msg":"Siphon is serving /, cleanEnv, flags);
 }
 
 /** The bare node:http baseline, answering every request with the response described in `responseFile`. */

@@ -44,6 +44,11 @@ export class ChangeFeed {
     try {
       await client.connect();
       await client.query('listen siphon_changes');
+      // Closed, or lost and replaced, while it connected: this connection is nobody's.
+      if (this.client !== client) {
+        await client.end().catch(() => {});
+        return;
+      }
       this.retryMs = 0;
       this.changed(true);
     } catch {

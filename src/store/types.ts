@@ -199,7 +199,9 @@ export interface Store {
   listKeys(accountId: number): Promise<KeyListing[]>;
   /**
    * Sees every change committed before the call, by any process (the CLI included): a key revoked
-   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change.
+   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change: at
+   * once for SQLite; for PostgreSQL, when its notification of the change arrives, milliseconds after
+   * the commit (src/store/pg-changes.ts).
    */
   findKey(keyHash: string): Promise<ApiKey | undefined>;
   /** Returns false when no such key exists. */
