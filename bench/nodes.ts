@@ -23,8 +23,12 @@ const progress = (msg: string) => process.stderr.write(`[nodes] ${msg}\n`);
 /** Small queries on every node at once (the connections shared out), their results added. */
 async function measure(nodes: ServerProcess[], keys: string[], workDir: string): Promise<LoadResult> {
   const per = connections / nodes.length;
-  const specs = nodes.map((node, i) => smallQueryLoad(node.base, keys.slice(i * per, (i + 1) * per), loadSeconds,
-    { connections: per, threads: Math.max(1, 2 / nodes.length) }));
+  const specs = nodes.map((node, i) =>
+    smallQueryLoad(node.base, keys.slice(i * per, (i + 1) * per), loadSeconds, {
+      connections: per,
+      threads: Math.max(1, 2 / nodes.length),
+    }),
+  );
   await Promise.all(specs.map((spec) => runLoad({ ...spec, seconds: warmupSeconds }, workDir)));
   const results = await Promise.all(specs.map((spec) => runLoad(spec, workDir)));
   return {
@@ -56,7 +60,11 @@ async function main(): Promise<void> {
     // The scraper's owner, then one account per connection.
     const names = ['bench', ...Array.from({ length: connections }, (_, i) => `client${i}`)];
     const sqlite = await prepareData(workDir, names);
-    const pg = await prepareData(workDir, names, { databaseUrl: database.url, fixtureFile: sqlite.fixtureFile, dataDir: path.join(workDir, 'pg-data') });
+    const pg = await prepareData(workDir, names, {
+      databaseUrl: database.url,
+      fixtureFile: sqlite.fixtureFile,
+      dataDir: path.join(workDir, 'pg-data'),
+    });
     const pgEnv = { ...process.env, SIPHON_DATABASE_URL: database.url };
     const rows: [string, LoadResult][] = [];
 
@@ -75,7 +83,9 @@ async function main(): Promise<void> {
     const load = `load average ${loadAtStart.toFixed(1)} at start, ${os.loadavg()[0]!.toFixed(1)} at end, ${os.cpus().length} cores`;
     process.stdout.write(`| setup | small queries/s | p50 ms | p99 ms | wrong |\n|---|---|---|---|---|\n`);
     for (const [what, r] of rows) {
-      process.stdout.write(`| ${what} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.wrong + r.socketErrors} |\n`);
+      process.stdout.write(
+        `| ${what} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.wrong + r.socketErrors} |\n`,
+      );
     }
     process.stdout.write(`\n${load}\n`);
   } finally {

@@ -20,8 +20,11 @@ export interface BenchData {
  * `opts.databaseUrl`: the store is that PostgreSQL database rather than siphon.db; `opts.fixtureFile`:
  * a fixture already built (by an earlier call), and `opts.dataDir`: the data folder, `<workDir>/data` by default.
  */
-export async function prepareData(workDir: string, accounts: string[],
-  opts: { databaseUrl?: string; fixtureFile?: string; dataDir?: string } = {}): Promise<BenchData> {
+export async function prepareData(
+  workDir: string,
+  accounts: string[],
+  opts: { databaseUrl?: string; fixtureFile?: string; dataDir?: string } = {},
+): Promise<BenchData> {
   let t = performance.now();
   const fixtureFile = opts.fixtureFile ?? buildFixture(workDir);
   const fixtureMs = performance.now() - t;

@@ -34,13 +34,20 @@ export interface RunningService {
 /** The API's pool, as configured. */
 function poolOptions(config: Config): PoolOptions {
   return {
-    size: config.queryProcesses, longQueries: config.longQueries, timeoutMs: config.queryTimeoutMs,
-    memoryMb: config.queryMemoryMb, tempMb: config.queryTempMb, tempDir: path.join(config.dataDir, 'tmp'),
+    size: config.queryProcesses,
+    longQueries: config.longQueries,
+    timeoutMs: config.queryTimeoutMs,
+    memoryMb: config.queryMemoryMb,
+    tempMb: config.queryTempMb,
+    tempDir: path.join(config.dataDir, 'tmp'),
     queue: {
-      keyConcurrency: config.keyConcurrency, keyQueue: config.keyQueue, queueLimit: config.queueLimit,
+      keyConcurrency: config.keyConcurrency,
+      keyQueue: config.keyQueue,
+      queueLimit: config.queueLimit,
       queueTimeoutMs: config.queueTimeoutMs,
     },
-    spoolResponseMb: config.spoolResponseMb, spoolTotalMb: config.spoolTotalMb,
+    spoolResponseMb: config.spoolResponseMb,
+    spoolTotalMb: config.spoolTotalMb,
   };
 }
 
@@ -51,7 +58,9 @@ function poolOptions(config: Config): PoolOptions {
 function previewPoolOptions(config: Config): PoolOptions {
   const api = poolOptions(config);
   return {
-    ...api, size: 1, longQueries: 1,
+    ...api,
+    size: 1,
+    longQueries: 1,
     queue: { ...api.queue, keyConcurrency: 1, keyQueue: 1000, queueLimit: 10_000 },
   };
 }
@@ -60,11 +69,7 @@ function previewPoolOptions(config: Config): PoolOptions {
  * Checks SQLite was built with Siphon's options, removes what publishes interrupted by a crash left behind, starts the query processes, the HTTP
  * server on the configured address and the sweeps of old data versions.
  */
-export async function startService(
-  config: Config,
-  store: Store,
-  logStream?: NodeJS.WritableStream,
-): Promise<RunningService> {
+export async function startService(config: Config, store: Store, logStream?: NodeJS.WritableStream): Promise<RunningService> {
   // Never serve with SQLite's meaning of a query silently different from what the docs promise.
   assertSqliteBuild();
   const leftovers = await removeLeftoverTempFiles(config.dataDir);
@@ -79,16 +84,19 @@ export async function startService(
   const log = createLog({ level: config.logLevel, format: config.logFormat, stream: logStream });
   const perMinute = config.rateLimitPerMinute;
   // Counted where every node sees the counts when the store is shared, else in this process.
-  const rateLimiter = perMinute > 0 ? store.sharedRateLimiter?.(perMinute) ?? new MemoryRateLimiter(perMinute) : undefined;
+  const rateLimiter = perMinute > 0 ? (store.sharedRateLimiter?.(perMinute) ?? new MemoryRateLimiter(perMinute)) : undefined;
   const previews = new TablePreviews(previewPool);
-  const recorderLog = { error: (details: object, message: string) => log.logger.error(details, message),
-    info: (details: object, message: string) => log.logger.info(details, message) };
+  const recorderLog = {
+    error: (details: object, message: string) => log.logger.error(details, message),
+    info: (details: object, message: string) => log.logger.info(details, message),
+  };
   const spool = new DownloadSpool(spoolDir(config.dataDir), recorderLog);
   const recorder = new DownloadRecorder(store, { maxPending: config.maxPendingDownloads, log: recorderLog, spool });
   // Off unless the operator asks for them, by a port of their own or a token (README "Metrics and logs").
-  const metrics = config.metricsPort !== undefined || config.metricsToken !== undefined
-    ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
-    : undefined;
+  const metrics =
+    config.metricsPort !== undefined || config.metricsToken !== undefined
+      ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
+      : undefined;
   const stopping = new AbortController();
   const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logger: log.logger, metrics });
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');

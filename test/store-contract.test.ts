@@ -59,8 +59,25 @@ const version = (dataDir: string, name = '1-aa.sqlite'): DataVersion => ({
 });
 
 const download = (ids: { scraperId: number; accountId: number; keyId: number }, at: string): DownloadRecord => ({
-  ...ids, at, format: 'json', query: 'select 1', status: 200, rows: 1, bytes: 10, durationMs: 1.5,
+  ...ids,
+  at,
+  format: 'json',
+  query: 'select 1',
+  status: 200,
+  rows: 1,
+  bytes: 10,
+  durationMs: 1.5,
 });
+
+/** alice's scraper `plants`, and a key of `downloader` (alice herself, or another account) to download it with. */
+async function scraperAndDownloader(store: Store, dataDir: string, downloader: string) {
+  const alice = (await store.createAccount('alice'))!;
+  const account = downloader === 'alice' ? alice : (await store.createAccount(downloader))!;
+  await store.addKey(account.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
+  const key = (await store.findKey('k'))!;
+  const scraper = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+  return { scraper, account, key, ids: { scraperId: scraper.id, accountId: account.id, keyId: key.id } };
+}
 
 for (const engine of engines) {
   describe(engine.name, () => {
@@ -75,7 +92,11 @@ for (const engine of engines) {
       assert.equal((await store.findLogin('alice'))?.passwordHash, 'other');
       await store.createAccount('bob');
       await store.createAccount('Carol');
-      assert.deepEqual((await store.listAccounts()).map((a) => a.name), ['Alice', 'bob', 'Carol'], 'by name, case aside');
+      assert.deepEqual(
+        (await store.listAccounts()).map((a) => a.name),
+        ['Alice', 'bob', 'Carol'],
+        'by name, case aside',
+      );
     });
 
     test('keys: added by hash, listed, found, revoked by hash or by id; origins kept', async () => {
@@ -99,7 +120,10 @@ for (const engine of engines) {
       assert.equal(await store.revokeAccountKey(alice.id, second!.id), true);
       assert.equal((await store.findKey('h2'))?.revoked, true);
       const listing = await store.listAccounts();
-      assert.deepEqual(listing.map((a) => [a.keys, a.revokedKeys]), [[0, 2]]);
+      assert.deepEqual(
+        listing.map((a) => [a.keys, a.revokedKeys]),
+        [[0, 2]],
+      );
     });
 
     test('a key revoked or a scraper published through another store (another node) is seen within a second', async () => {
@@ -107,7 +131,13 @@ for (const engine of engines) {
       const other = await again();
       const alice = (await store.createAccount('alice'))!;
       await store.addKey(alice.id, 'h', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
-      const scraper = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+      const scraper = await store.addScraper({
+        ownerId: alice.id,
+        name: 'plants',
+        description: '',
+        isPrivate: false,
+        data: version(dataDir),
+      });
       assert.equal((await store.findKey('h'))?.revoked, false, 'looked up, so cached');
       assert.equal((await store.findScraper('alice', 'plants'))?.data.version, 1);
       assert.equal(await other.revokeKey('h'), true);
@@ -120,7 +150,13 @@ for (const engine of engines) {
     test('scrapers: found case-insensitively, replaced, changed, removed (and the name is free again)', async () => {
       const { store, dataDir } = await engine.fresh();
       const alice = (await store.createAccount('alice'))!;
-      const added = await store.addScraper({ ownerId: alice.id, name: 'Plants', description: 'd', isPrivate: false, data: version(dataDir) });
+      const added = await store.addScraper({
+        ownerId: alice.id,
+        name: 'Plants',
+        description: 'd',
+        isPrivate: false,
+        data: version(dataDir),
+      });
       assert.deepEqual(added.data, { ...version(dataDir), version: 1 });
       assert.deepEqual(await store.findScraper('ALICE', 'plants'), added);
       const swapped = await store.replaceData(added.id, version(dataDir, '2-bb.sqlite'));
@@ -133,7 +169,13 @@ for (const engine of engines) {
       assert.equal(await store.findScraper('alice', 'plants'), undefined);
       assert.equal(await store.replaceData(added.id, version(dataDir)), undefined);
       assert.equal(await store.updateScraper(added.id, { description: 'x' }), undefined);
-      const again = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+      const again = await store.addScraper({
+        ownerId: alice.id,
+        name: 'plants',
+        description: '',
+        isPrivate: false,
+        data: version(dataDir),
+      });
       assert.notEqual(again.id, added.id);
       // A file outside the data folder is kept as it is.
       const outside = await store.replaceData(again.id, { ...version(dataDir), file: '/elsewhere/x.sqlite' });
@@ -169,25 +211,33 @@ for (const engine of engines) {
 
     test('downloads: counted per account and UTC day, last use kept, totals survive a prune', async () => {
       const { store, dataDir } = await engine.fresh();
-      const alice = (await store.createAccount('alice'))!;
-      const bob = (await store.createAccount('bob'))!;
-      await store.addKey(bob.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
-      const key = (await store.findKey('k'))!;
-      const scraper = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
-      const ids = { scraperId: scraper.id, accountId: bob.id, keyId: key.id };
+      const { scraper, account: bob, key, ids } = await scraperAndDownloader(store, dataDir, 'bob');
       const now = new Date('2026-05-10T12:00:00.000Z');
       await store.recordDownloads([
-        download(ids, '2026-05-08T23:59:59.999Z'), download(ids, '2026-05-09T00:00:00.000Z'), download(ids, '2026-05-10T08:00:00.000Z'),
+        download(ids, '2026-05-08T23:59:59.999Z'),
+        download(ids, '2026-05-09T00:00:00.000Z'),
+        download(ids, '2026-05-10T08:00:00.000Z'),
       ]);
       await store.recordDownloads([{ ...download(ids, '2026-05-10T09:00:00.000Z'), query: null, rows: null }]);
       assert.deepEqual(await store.downloadStats(scraper.id), { total: 4, by: [{ owner: 'bob', count: 4 }] });
       assert.deepEqual(await store.downloadsPerDay(scraper.id, 3, now), [
-        { day: '2026-05-08', count: 1 }, { day: '2026-05-09', count: 1 }, { day: '2026-05-10', count: 2 },
+        { day: '2026-05-08', count: 1 },
+        { day: '2026-05-09', count: 1 },
+        { day: '2026-05-10', count: 2 },
       ]);
       const mine = await store.accountDownloads(bob.id, 2, now);
-      assert.deepEqual(mine, [{
-        owner: 'alice', name: 'plants', removed: false, total: 3, perDay: [{ day: '2026-05-09', count: 1 }, { day: '2026-05-10', count: 2 }],
-      }]);
+      assert.deepEqual(mine, [
+        {
+          owner: 'alice',
+          name: 'plants',
+          removed: false,
+          total: 3,
+          perDay: [
+            { day: '2026-05-09', count: 1 },
+            { day: '2026-05-10', count: 2 },
+          ],
+        },
+      ]);
       assert.equal((await store.listKeys(bob.id))[0]?.lastUsedAt, '2026-05-10T09:00:00.000Z');
       await store.recordKeyUse(key.id, '2026-05-01T00:00:00.000Z');
       assert.equal((await store.listKeys(bob.id))[0]?.lastUsedAt, '2026-05-10T09:00:00.000Z', 'an earlier use changes nothing');
@@ -202,18 +252,18 @@ for (const engine of engines) {
 
     test("a spool's progress is kept with its downloads, in one step", async () => {
       const { store, dataDir } = await engine.fresh();
-      const alice = (await store.createAccount('alice'))!;
-      await store.addKey(alice.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
-      const key = (await store.findKey('k'))!;
-      const scraper = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
-      const ids = { scraperId: scraper.id, accountId: alice.id, keyId: key.id };
+      const { scraper, ids } = await scraperAndDownloader(store, dataDir, 'alice');
       assert.equal(await store.spoolRecorded('node-a'), 0);
       await store.recordDownloads([download(ids, new Date().toISOString())], { spool: 'node-a', recorded: 1 });
       await store.recordDownloads([download(ids, new Date().toISOString())], { spool: 'node-a', recorded: 2 });
       assert.equal(await store.spoolRecorded('node-a'), 2);
       // A download for a scraper that does not exist breaks the step: neither it nor the progress is kept.
-      await assert.rejects(store.recordDownloads([download(ids, new Date().toISOString()), download({ ...ids, scraperId: 999 }, new Date().toISOString())],
-        { spool: 'node-a', recorded: 4 }));
+      await assert.rejects(
+        store.recordDownloads([download(ids, new Date().toISOString()), download({ ...ids, scraperId: 999 }, new Date().toISOString())], {
+          spool: 'node-a',
+          recorded: 4,
+        }),
+      );
       assert.equal(await store.spoolRecorded('node-a'), 2);
       assert.equal((await store.downloadStats(scraper.id)).total, 2);
       await store.forgetSpool('node-a');

@@ -23,7 +23,10 @@ let b: ServeProcess;
 const nodes: ServeProcess[] = [];
 
 async function startNode(): Promise<ServeProcess> {
-  const node = await startServe(['--port', '0'], { dataDir, env: { SIPHON_DATABASE_URL: database.url, SIPHON_RATE_LIMIT: String(rateLimit) } });
+  const node = await startServe(['--port', '0'], {
+    dataDir,
+    env: { SIPHON_DATABASE_URL: database.url, SIPHON_RATE_LIMIT: String(rateLimit) },
+  });
   nodes.push(node);
   return node;
 }
@@ -82,8 +85,9 @@ describe('two nodes on one PostgreSQL database', () => {
     for (let i = 0; i < 7; i++) assert.equal((await get(b, key)).status, 200);
     // The one download of the test before, then these twelve.
     const expected = 1 + 12;
-    await waitFor(async () => (await downloadsShown(a)) === expected && (await downloadsShown(b)) === expected, 5000)
-      .catch(async () => assert.fail(`a shows ${await downloadsShown(a)}, b ${await downloadsShown(b)}, not ${expected}`));
+    await waitFor(async () => (await downloadsShown(a)) === expected && (await downloadsShown(b)) === expected, 5000).catch(async () =>
+      assert.fail(`a shows ${await downloadsShown(a)}, b ${await downloadsShown(b)}, not ${expected}`),
+    );
   });
 
   test('data published through one node is served by the other within a second', async () => {
@@ -137,8 +141,11 @@ describe('stopping a node under load loses no download it answered', () => {
     return Promise.all([client(), client(), client(), client()]).then(() => answered);
   }
   const recorded = async (key: string) => {
-    const { rows } = await db.query<{ n: string }>(`select count(*) as n from downloads d join api_keys k on k.id = d.key_id
-      where k.prefix = $1 and d.status = 200`, [key.slice(0, 10)]);
+    const { rows } = await db.query<{ n: string }>(
+      `select count(*) as n from downloads d join api_keys k on k.id = d.key_id
+      where k.prefix = $1 and d.status = 200`,
+      [key.slice(0, 10)],
+    );
     return Number(rows[0]!.n);
   };
 
@@ -152,8 +159,9 @@ describe('stopping a node under load loses no download it answered', () => {
       const total = await answered;
       if (signal === 'SIGKILL') await startNode();
       // Recorded: at least every one answered (a response cut by the stop may be recorded too, with its status).
-      await waitFor(async () => (await recorded(key)) >= total, 5000)
-        .catch(async () => assert.fail(`${await recorded(key)} recorded of ${total} answered`));
+      await waitFor(async () => (await recorded(key)) >= total, 5000).catch(async () =>
+        assert.fail(`${await recorded(key)} recorded of ${total} answered`),
+      );
       assert.ok(total > 20);
     });
   }

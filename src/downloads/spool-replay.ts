@@ -29,7 +29,10 @@ async function isAbandoned(dir: string, name: string, own: DownloadSpool): Promi
   // A file of this very process that is not its spool's is one it took over and failed to replay:
   // it is replayed once this process has stopped, not by another server in it (tests run several).
   if (owner.host === thisHost()) return !isAlive(owner.pid);
-  const touched = await stat(path.join(dir, name)).then((s) => s.mtimeMs, () => undefined);
+  const touched = await stat(path.join(dir, name)).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
   return touched !== undefined && Date.now() - touched > abandonedAfterMs;
 }
 
@@ -63,7 +66,12 @@ async function replay(store: Store, id: string, file: string): Promise<number> {
  * name, an atomic step that only one of several nodes looking at once can take, then recorded from
  * where the store says it was recorded up to.
  */
-export async function replayAbandonedSpools(store: Store, dataDir: string, own: DownloadSpool, log: SpoolLog & { info: SpoolLog['error'] }): Promise<void> {
+export async function replayAbandonedSpools(
+  store: Store,
+  dataDir: string,
+  own: DownloadSpool,
+  log: SpoolLog & { info: SpoolLog['error'] },
+): Promise<void> {
   const dir = spoolDir(dataDir);
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
@@ -81,13 +89,19 @@ export async function replayAbandonedSpools(store: Store, dataDir: string, own: 
 }
 
 /** Replays abandoned spools now, then every minute until `stop()`. Failures go to `onError` and are tried again. */
-export async function startSpoolReplays(store: Store, dataDir: string, own: DownloadSpool, log: SpoolLog & { info: SpoolLog['error'] }):
-  Promise<{ stop(): Promise<void> }> {
+export async function startSpoolReplays(
+  store: Store,
+  dataDir: string,
+  own: DownloadSpool,
+  log: SpoolLog & { info: SpoolLog['error'] },
+): Promise<{ stop(): Promise<void> }> {
   let running: Promise<void> | undefined;
   const run = () => {
     running ??= replayAbandonedSpools(store, dataDir, own, log)
       .catch((err: unknown) => log.error({ err }, 'could not replay the downloads spools'))
-      .finally(() => { running = undefined; });
+      .finally(() => {
+        running = undefined;
+      });
     return running;
   };
   await run();

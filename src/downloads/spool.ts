@@ -81,7 +81,10 @@ export class DownloadSpool {
   private readonly retired = new Set<SpoolFile>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(private readonly dir: string, private readonly log: SpoolLog) {
+  constructor(
+    private readonly dir: string,
+    private readonly log: SpoolLog,
+  ) {
     mkdirSync(dir, { recursive: true });
     this.current = new SpoolFile(dir);
     this.heartbeat = setInterval(() => this.touch(), heartbeatMs).unref();
@@ -133,7 +136,7 @@ export class DownloadSpool {
   /** At a clean stop with every download recorded: the spool's files go. Returns their ids, for the store to forget. */
   removeAll(): string[] {
     clearInterval(this.heartbeat);
-    const files = [...this.retired, ...this.current ? [this.current] : []];
+    const files = [...this.retired, ...(this.current ? [this.current] : [])];
     this.current = undefined;
     this.retired.clear();
     for (const file of files) {
@@ -146,19 +149,19 @@ export class DownloadSpool {
   /** At a stop with downloads left unrecorded: the files stay, for a replay. */
   leave(): void {
     clearInterval(this.heartbeat);
-    for (const file of [...this.retired, ...this.current ? [this.current] : []]) file.close();
+    for (const file of [...this.retired, ...(this.current ? [this.current] : [])]) file.close();
     this.current = undefined;
     this.retired.clear();
   }
 
   /** Whether the file of this name is one this spool writes. */
   owns(name: string): boolean {
-    return [...this.retired, ...this.current ? [this.current] : []].some((f) => path.basename(f.file) === name);
+    return [...this.retired, ...(this.current ? [this.current] : [])].some((f) => path.basename(f.file) === name);
   }
 
   private touch(): void {
     const now = new Date();
-    for (const file of [...this.retired, ...this.current ? [this.current] : []]) {
+    for (const file of [...this.retired, ...(this.current ? [this.current] : [])]) {
       try {
         utimesSync(file.file, now, now);
       } catch {

@@ -27,7 +27,10 @@ const takeSql = {
 export class PgRateLimiter implements RateLimiter {
   private lastSweep = Date.now();
 
-  constructor(private readonly pool: StorePool, private readonly perMinute: number) {}
+  constructor(
+    private readonly pool: StorePool,
+    private readonly perMinute: number,
+  ) {}
 
   async take(key: string): Promise<RateDecision> {
     this.sweep();

@@ -30,7 +30,11 @@ export function accountDownloadsFrom(rows: readonly AccountDayRow[], span: reado
     entry.counts.set(row.day, row.count);
     byScraper.set(row.scraper_id, entry);
   }
-  return [...byScraper.values()].map(({ counts, ...scraper }) => ({
-    ...scraper, total: [...counts.values()].reduce((sum, n) => sum + n, 0), perDay: everyDay(span, counts),
-  })).sort((a, b) => b.total - a.total || `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`));
+  return [...byScraper.values()]
+    .map(({ counts, ...scraper }) => ({
+      ...scraper,
+      total: [...counts.values()].reduce((sum, n) => sum + n, 0),
+      perDay: everyDay(span, counts),
+    }))
+    .sort((a, b) => b.total - a.total || `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`));
 }

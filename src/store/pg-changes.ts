@@ -21,7 +21,10 @@ export class ChangeFeed {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly connectionString: string, private readonly onChange: () => void) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly onChange: () => void,
+  ) {}
 
   /** Starts listening; resolves once it does, or at its first failure (caching then waits for a reconnection). */
   async start(): Promise<void> {

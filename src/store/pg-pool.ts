@@ -32,7 +32,8 @@ const downCodes = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|
 function asUnavailable(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : '';
-  const down = (typeof code === 'string' && downCodes.test(code)) || /^Connection terminated|timeout exceeded when trying to connect/.test(message);
+  const down =
+    (typeof code === 'string' && downCodes.test(code)) || /^Connection terminated|timeout exceeded when trying to connect/.test(message);
   if (!down) return err;
   const unavailable = errors.unavailable();
   unavailable.cause = err;
@@ -64,7 +65,9 @@ export class StorePool {
   }
 
   async connect(): Promise<pg.PoolClient> {
-    return this.pool.connect().catch((err: unknown) => { throw asUnavailable(err); });
+    return this.pool.connect().catch((err: unknown) => {
+      throw asUnavailable(err);
+    });
   }
 
   end(): Promise<void> {

@@ -138,7 +138,8 @@ export async function migrate(client: pg.PoolClient): Promise<void> {
       version = 0;
       await client.query('insert into siphon_schema (version) values (0)');
     }
-    if (version > migrations.length) throw new Error(`the database is at schema version ${version}, newer than this Siphon (${migrations.length}): upgrade Siphon`);
+    if (version > migrations.length)
+      throw new Error(`the database is at schema version ${version}, newer than this Siphon (${migrations.length}): upgrade Siphon`);
     for (; version < migrations.length; version++) await client.query(migrations[version]!);
     await client.query('update siphon_schema set version = $1', [version]);
     await client.query('commit');

@@ -9,13 +9,39 @@ import { inTransaction, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { PgWebAccounts } from './pg-web-accounts.js';
 import type {
-  Account, AccountDetails, AccountListing, AccountScraperDownloads, ApiKey, DataVersion, DayCount, DownloadRecord, DownloadStats,
-  KeyListing, ListScrapersOptions, NewKey, NewScraper, Scraper, ScraperChanges, ScraperListing, SessionRecord, SpoolProgress, Store,
+  Account,
+  AccountDetails,
+  AccountListing,
+  AccountScraperDownloads,
+  ApiKey,
+  DataVersion,
+  DayCount,
+  DownloadRecord,
+  DownloadStats,
+  KeyListing,
+  ListScrapersOptions,
+  NewKey,
+  NewScraper,
+  Scraper,
+  ScraperChanges,
+  ScraperListing,
+  SessionRecord,
+  SpoolProgress,
+  Store,
 } from './types.js';
 
 interface ScraperRow {
-  id: number; owner_id: number; owner_name: string; name: string; description: string; private: boolean;
-  data_file: string; data_version: number; tables: DataVersion['tables']; size_bytes: number; updated_at: string;
+  id: number;
+  owner_id: number;
+  owner_name: string;
+  name: string;
+  description: string;
+  private: boolean;
+  data_file: string;
+  data_version: number;
+  tables: DataVersion['tables'];
+  size_bytes: number;
+  updated_at: string;
 }
 
 const scraperSelect = `
@@ -93,7 +119,11 @@ export class PgStore implements Store {
   private readonly feed: ChangeFeed;
   private readonly web: PgWebAccounts;
 
-  private constructor(private readonly pool: StorePool, connectionString: string, private readonly dataDir: string) {
+  private constructor(
+    private readonly pool: StorePool,
+    connectionString: string,
+    private readonly dataDir: string,
+  ) {
     this.feed = new ChangeFeed(connectionString, () => this.dropLookups());
     this.web = new PgWebAccounts(pool);
   }
@@ -166,9 +196,11 @@ export class PgStore implements Store {
 
   async createAccount(name: string, details: AccountDetails = {}): Promise<Account | undefined> {
     // The unique index on the folded name decides between two sign-ups of one name at the same moment.
-    const { rows } = await this.pool.query<{ id: number }>(`
+    const { rows } = await this.pool.query<{ id: number }>(
+      `
       insert into accounts (name, created_at, password_hash, email) values ($1, $2, $3, $4) on conflict do nothing returning id`,
-    [name, new Date().toISOString(), details.passwordHash ?? null, details.email ?? null]);
+      [name, new Date().toISOString(), details.passwordHash ?? null, details.email ?? null],
+    );
     return rows[0] && { id: rows[0].id, name };
   }
 
@@ -196,45 +228,79 @@ export class PgStore implements Store {
   }
 
   async addKey(accountId: number, keyHash: string, key: NewKey): Promise<void> {
-    await this.change(() => this.pool.query(`
+    await this.change(() =>
+      this.pool.query(
+        `
       insert into api_keys (account_id, hash, prefix, label, read_only, origins, created_at) values ($1, $2, $3, $4, $5, $6, $7)`,
-    [accountId, keyHash, key.prefix, key.label, key.readOnly, key.origins, new Date().toISOString()]));
+        [accountId, keyHash, key.prefix, key.label, key.readOnly, key.origins, new Date().toISOString()],
+      ),
+    );
   }
 
   async listKeys(accountId: number): Promise<KeyListing[]> {
     const { rows } = await this.pool.query<{
-      id: number; prefix: string | null; label: string; read_only: boolean; origins: string[] | null; created_at: string;
-      last_used_at: string | null; revoked_at: string | null;
-    }>(`select id, prefix, label, read_only, origins, created_at, last_used_at, revoked_at from api_keys where account_id = $1 order by id`,
-      [accountId]);
+      id: number;
+      prefix: string | null;
+      label: string;
+      read_only: boolean;
+      origins: string[] | null;
+      created_at: string;
+      last_used_at: string | null;
+      revoked_at: string | null;
+    }>(
+      `select id, prefix, label, read_only, origins, created_at, last_used_at, revoked_at from api_keys where account_id = $1 order by id`,
+      [accountId],
+    );
     return rows.map((row) => ({
-      id: row.id, prefix: row.prefix, label: row.label, readOnly: row.read_only, origins: row.origins,
-      createdAt: row.created_at, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at,
+      id: row.id,
+      prefix: row.prefix,
+      label: row.label,
+      readOnly: row.read_only,
+      origins: row.origins,
+      createdAt: row.created_at,
+      lastUsedAt: row.last_used_at,
+      revokedAt: row.revoked_at,
     }));
   }
 
   async findKey(keyHash: string): Promise<ApiKey | undefined> {
     return this.cachedLookup(this.keys, keyHash, async () => {
       const { rows } = await this.pool.query<{
-        id: number; read_only: boolean; revoked_at: string | null; origins: string[] | null; account_id: number; account_name: string;
+        id: number;
+        read_only: boolean;
+        revoked_at: string | null;
+        origins: string[] | null;
+        account_id: number;
+        account_name: string;
       }>({ ...findKeySql, values: [keyHash] });
       const row = rows[0];
-      return row && {
-        id: row.id, account: { id: row.account_id, name: row.account_name }, readOnly: row.read_only,
-        revoked: row.revoked_at !== null, origins: row.origins,
-      };
+      return (
+        row && {
+          id: row.id,
+          account: { id: row.account_id, name: row.account_name },
+          readOnly: row.read_only,
+          revoked: row.revoked_at !== null,
+          origins: row.origins,
+        }
+      );
     });
   }
 
   async revokeKey(keyHash: string): Promise<boolean> {
-    const { rowCount } = await this.change(() => this.pool.query('update api_keys set revoked_at = coalesce(revoked_at, $1) where hash = $2',
-      [new Date().toISOString(), keyHash]));
+    const { rowCount } = await this.change(() =>
+      this.pool.query('update api_keys set revoked_at = coalesce(revoked_at, $1) where hash = $2', [new Date().toISOString(), keyHash]),
+    );
     return (rowCount ?? 0) > 0;
   }
 
   async revokeAccountKey(accountId: number, keyId: number): Promise<boolean> {
-    const { rowCount } = await this.change(() => this.pool.query(
-      'update api_keys set revoked_at = coalesce(revoked_at, $1) where id = $2 and account_id = $3', [new Date().toISOString(), keyId, accountId]));
+    const { rowCount } = await this.change(() =>
+      this.pool.query('update api_keys set revoked_at = coalesce(revoked_at, $1) where id = $2 and account_id = $3', [
+        new Date().toISOString(),
+        keyId,
+        accountId,
+      ]),
+    );
     return (rowCount ?? 0) > 0;
   }
 
@@ -263,15 +329,28 @@ export class PgStore implements Store {
   }
 
   async addScraper(s: NewScraper): Promise<Scraper> {
-    const { rows } = await this.change(() => this.pool.query<ScraperRow>(`
+    const { rows } = await this.change(() =>
+      this.pool.query<ScraperRow>(
+        `
       with added as (
         insert into scrapers (owner_id, name, description, private, data_file, data_version, tables, size_bytes, created_at, updated_at)
         values ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9) returning *)
       select s.id, s.owner_id, a.name as owner_name, s.name, s.description, s.private,
              s.data_file, s.data_version, s.tables, s.size_bytes, s.updated_at
       from added s join accounts a on a.id = s.owner_id`,
-    [s.ownerId, s.name, s.description, s.isPrivate, storedDataPath(this.dataDir, s.data.file), JSON.stringify(s.data.tables),
-      s.data.sizeBytes, new Date().toISOString(), s.data.updatedAt]));
+        [
+          s.ownerId,
+          s.name,
+          s.description,
+          s.isPrivate,
+          storedDataPath(this.dataDir, s.data.file),
+          JSON.stringify(s.data.tables),
+          s.data.sizeBytes,
+          new Date().toISOString(),
+          s.data.updatedAt,
+        ],
+      ),
+    );
     return this.toScraper(rows[0]!);
   }
 
@@ -284,39 +363,54 @@ export class PgStore implements Store {
 
   /** The scraper by id unless it was removed, its row locked until the transaction ends. */
   private async lockLiveScraper(client: pg.PoolClient, scraperId: number): Promise<Scraper | undefined> {
-    const { rows } = await client.query<ScraperRow>(`${scraperSelect} where s.id = $1 and s.removed_at is null for update of s`, [scraperId]);
+    const { rows } = await client.query<ScraperRow>(`${scraperSelect} where s.id = $1 and s.removed_at is null for update of s`, [
+      scraperId,
+    ]);
     return rows[0] && this.toScraper(rows[0]);
   }
 
-  async replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion } | undefined> {
-    return this.change(() => inTransaction(this.pool, async (client) => {
-      const replaced = (await this.lockLiveScraper(client, scraperId))?.data;
-      if (!replaced) return undefined;
-      await client.query('update scrapers set data_file = $1, data_version = data_version + 1, tables = $2, size_bytes = $3, updated_at = $4 where id = $5',
-        [storedDataPath(this.dataDir, data.file), JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId]);
-      return { replaced, current: { ...data, version: replaced.version + 1 } };
-    }));
+  async replaceData(
+    scraperId: number,
+    data: Omit<DataVersion, 'version'>,
+  ): Promise<{ replaced: DataVersion; current: DataVersion } | undefined> {
+    return this.change(() =>
+      inTransaction(this.pool, async (client) => {
+        const replaced = (await this.lockLiveScraper(client, scraperId))?.data;
+        if (!replaced) return undefined;
+        await client.query(
+          'update scrapers set data_file = $1, data_version = data_version + 1, tables = $2, size_bytes = $3, updated_at = $4 where id = $5',
+          [storedDataPath(this.dataDir, data.file), JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId],
+        );
+        return { replaced, current: { ...data, version: replaced.version + 1 } };
+      }),
+    );
   }
 
   async updateScraper(scraperId: number, changes: ScraperChanges): Promise<Scraper | undefined> {
-    return this.change(() => inTransaction(this.pool, async (client) => {
-      const scraper = await this.lockLiveScraper(client, scraperId);
-      if (!scraper) return undefined;
-      const description = changes.description ?? scraper.description;
-      const isPrivate = changes.isPrivate ?? scraper.isPrivate;
-      await client.query('update scrapers set description = $1, private = $2 where id = $3', [description, isPrivate, scraperId]);
-      return { ...scraper, description, isPrivate };
-    }));
+    return this.change(() =>
+      inTransaction(this.pool, async (client) => {
+        const scraper = await this.lockLiveScraper(client, scraperId);
+        if (!scraper) return undefined;
+        const description = changes.description ?? scraper.description;
+        const isPrivate = changes.isPrivate ?? scraper.isPrivate;
+        await client.query('update scrapers set description = $1, private = $2 where id = $3', [description, isPrivate, scraperId]);
+        return { ...scraper, description, isPrivate };
+      }),
+    );
   }
 
   async removeScraper(scraperId: number): Promise<boolean> {
-    const { rowCount } = await this.change(() => this.pool.query('update scrapers set removed_at = $1 where id = $2 and removed_at is null',
-      [new Date().toISOString(), scraperId]));
+    const { rowCount } = await this.change(() =>
+      this.pool.query('update scrapers set removed_at = $1 where id = $2 and removed_at is null', [new Date().toISOString(), scraperId]),
+    );
     return (rowCount ?? 0) > 0;
   }
 
   async recordKeyUse(keyId: number, at: string): Promise<void> {
-    await this.pool.query('update api_keys set last_used_at = $1 where id = $2 and (last_used_at is null or last_used_at < $1)', [at, keyId]);
+    await this.pool.query('update api_keys set last_used_at = $1 where id = $2 and (last_used_at is null or last_used_at < $1)', [
+      at,
+      keyId,
+    ]);
   }
 
   async recordDownloads(records: readonly DownloadRecord[], progress?: SpoolProgress): Promise<void> {
@@ -325,9 +419,18 @@ export class PgStore implements Store {
     await this.pool.query({
       ...recordDownloadsSql,
       values: [
-        column((d) => d.scraperId), column((d) => d.accountId), column((d) => d.keyId), column((d) => d.at), column((d) => d.format),
-        column((d) => d.query), column((d) => d.status), column((d) => d.rows), column((d) => d.bytes), column((d) => d.durationMs),
-        progress?.spool ?? null, progress?.recorded ?? null,
+        column((d) => d.scraperId),
+        column((d) => d.accountId),
+        column((d) => d.keyId),
+        column((d) => d.at),
+        column((d) => d.format),
+        column((d) => d.query),
+        column((d) => d.status),
+        column((d) => d.rows),
+        column((d) => d.bytes),
+        column((d) => d.durationMs),
+        progress?.spool ?? null,
+        progress?.recorded ?? null,
       ],
     });
   }
@@ -342,9 +445,12 @@ export class PgStore implements Store {
   }
 
   async downloadStats(scraperId: number): Promise<DownloadStats> {
-    const { rows: by } = await this.pool.query<{ owner: string; count: number }>(`
+    const { rows: by } = await this.pool.query<{ owner: string; count: number }>(
+      `
       select a.name as owner, t.count from download_totals t join accounts a on a.id = t.account_id
-      where t.scraper_id = $1 order by t.count desc, siphon_fold(a.name), a.name`, [scraperId]);
+      where t.scraper_id = $1 order by t.count desc, siphon_fold(a.name), a.name`,
+      [scraperId],
+    );
     return { total: by.reduce((sum, b) => sum + b.count, 0), by };
   }
 
@@ -357,21 +463,30 @@ export class PgStore implements Store {
     if (options.search) {
       // LIKE wildcards in the search text are matched literally; only A–Z are folded, as the interface says.
       const pattern = param(`%${options.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-      where.push(['a.name', 's.name', 's.description'].map((column) => `siphon_fold(${column}) like siphon_fold(${pattern}) escape '\\'`).join(' or '));
+      where.push(
+        ['a.name', 's.name', 's.description']
+          .map((column) => `siphon_fold(${column}) like siphon_fold(${pattern}) escape '\\'`)
+          .join(' or '),
+      );
       where[where.length - 1] = `(${where[where.length - 1]})`;
     }
-    const { rows } = await this.pool.query<ScraperRow & { downloads: number }>(`
+    const { rows } = await this.pool.query<ScraperRow & { downloads: number }>(
+      `
       select * from (
         select scraper.*, (select coalesce(sum(t.count), 0)::bigint from download_totals t where t.scraper_id = scraper.id) as downloads
         from (${scraperSelect} where ${where.join(' and ')}) scraper) listed
-      order by downloads desc, updated_at desc, siphon_fold(owner_name), siphon_fold(name) limit ${param(options.limit ?? null)}`, params);
+      order by downloads desc, updated_at desc, siphon_fold(owner_name), siphon_fold(name) limit ${param(options.limit ?? null)}`,
+      params,
+    );
     return rows.map((row) => ({ scraper: this.toScraper(row), downloads: row.downloads }));
   }
 
   async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {
     const span = lastDays(days, now);
-    const { rows } = await this.pool.query<DayCount>('select day, count from download_days where scraper_id = $1 and day >= $2',
-      [scraperId, span[0]]);
+    const { rows } = await this.pool.query<DayCount>('select day, count from download_days where scraper_id = $1 and day >= $2', [
+      scraperId,
+      span[0],
+    ]);
     return everyDay(span, new Map(rows.map((d) => [d.day, d.count])));
   }
 
@@ -382,8 +497,10 @@ export class PgStore implements Store {
   async pruneDownloads(before: string): Promise<number> {
     let pruned = 0;
     for (;;) {
-      const { rowCount } = await this.pool.query(
-        'delete from downloads where id in (select id from downloads where at < $1 limit $2)', [before, pruneSlice]);
+      const { rowCount } = await this.pool.query('delete from downloads where id in (select id from downloads where at < $1 limit $2)', [
+        before,
+        pruneSlice,
+      ]);
       pruned += rowCount ?? 0;
       if ((rowCount ?? 0) < pruneSlice) return pruned;
     }

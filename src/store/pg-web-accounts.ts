@@ -12,7 +12,9 @@ export class PgWebAccounts {
 
   async findLogin(name: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
     const { rows } = await this.pool.query<{ id: number; name: string; password_hash: string | null }>(
-      'select id, name, password_hash from accounts where siphon_fold(name) = siphon_fold($1)', [name]);
+      'select id, name, password_hash from accounts where siphon_fold(name) = siphon_fold($1)',
+      [name],
+    );
     const row = rows[0];
     return row && { account: { id: row.id, name: row.name }, passwordHash: row.password_hash };
   }
@@ -22,10 +24,12 @@ export class PgWebAccounts {
   }
 
   async saveSession(idHash: string, session: { accountId: number; expiresAt: string }): Promise<void> {
-    await this.pool.query(`
+    await this.pool.query(
+      `
       insert into sessions (id_hash, account_id, created_at, expires_at) values ($1, $2, $3, $4)
       on conflict (id_hash) do update set expires_at = excluded.expires_at`,
-    [idHash, session.accountId, new Date().toISOString(), session.expiresAt]);
+      [idHash, session.accountId, new Date().toISOString(), session.expiresAt],
+    );
   }
 
   async findSession(idHash: string, now: string): Promise<SessionRecord | undefined> {
@@ -63,10 +67,13 @@ export class PgWebAccounts {
 
   async accountDownloads(accountId: number, days: number, now: Date): Promise<AccountScraperDownloads[]> {
     const span = lastDays(days, now);
-    const { rows } = await this.pool.query<AccountDayRow>(`
+    const { rows } = await this.pool.query<AccountDayRow>(
+      `
       select a.name as owner, s.name, s.removed_at is not null as removed, d.scraper_id, d.day, d.count
       from download_account_days d join scrapers s on s.id = d.scraper_id join accounts a on a.id = s.owner_id
-      where d.account_id = $1 and d.day >= $2`, [accountId, span[0]]);
+      where d.account_id = $1 and d.day >= $2`,
+      [accountId, span[0]],
+    );
     return accountDownloadsFrom(rows, span);
   }
 }

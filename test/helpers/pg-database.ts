@@ -41,6 +41,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `siphon_test_${randomBytes(6).toString('hex')}`;
   await admin((client) => client.query(`create database ${name}`));
   const dropSql = `drop database if exists ${name} with (force)`;
-  onExit(() => { spawnSync('psql', [urlOf('postgres'), '-qc', dropSql], { stdio: 'ignore' }); });
-  return { url: urlOf(name), name, drop: () => admin(async (client) => { await client.query(dropSql); }) };
+  onExit(() => {
+    spawnSync('psql', [urlOf('postgres'), '-qc', dropSql], { stdio: 'ignore' });
+  });
+  return {
+    url: urlOf(name),
+    name,
+    drop: () =>
+      admin(async (client) => {
+        await client.query(dropSql);
+      }),
+  };
 }
