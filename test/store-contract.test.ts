@@ -17,8 +17,11 @@ import { createTestDatabase, type TestDatabase } from './helpers/pg-database.js'
 
 interface Engine {
   name: string;
-  /** Opens a store on a new database over a new data folder; `again` opens another on the same. */
-  fresh(): Promise<{ store: Store; dataDir: string; again(): Promise<Store> }>;
+  /**
+   * Opens `count` stores at once (1 by default) on a new database over a new data folder, the first
+   * as `store`; `again` opens another on the same.
+   */
+  fresh(count?: number): Promise<{ store: Store; stores: Store[]; dataDir: string; again(): Promise<Store> }>;
 }
 
 const opened: Store[] = [];
@@ -32,20 +35,22 @@ const keep = <T extends Store>(store: T) => (opened.push(store), store);
 const engines: Engine[] = [
   {
     name: 'SQLite',
-    async fresh() {
+    async fresh(count = 1) {
       const dataDir = tempDir();
       const open = async () => keep(new SqliteStore(path.join(dataDir, 'siphon.db')));
-      return { store: await open(), dataDir, again: open };
+      const stores = await Promise.all(Array.from({ length: count }, open));
+      return { store: stores[0]!, stores, dataDir, again: open };
     },
   },
   {
     name: 'PostgreSQL',
-    async fresh() {
+    async fresh(count = 1) {
       const dataDir = tempDir();
       const db = await createTestDatabase();
       databases.push(db);
       const open = async () => keep(await PgStore.open(db.url, dataDir, 4));
-      return { store: await open(), dataDir, again: open };
+      const stores = await Promise.all(Array.from({ length: count }, open));
+      return { store: stores[0]!, stores, dataDir, again: open };
     },
   },
 ];
@@ -288,10 +293,10 @@ for (const engine of engines) {
       assert.equal(await store.findSession('s3', '2028-01-01T00:00:00.000Z'), undefined);
     });
 
-    test('two stores opening one new database at once both migrate it, and share one secret', async () => {
-      const { store, again } = await engine.fresh();
-      const [a, b] = await Promise.all([again(), again()]);
-      const secrets = await Promise.all([store, a, b].map((s, i) => s.serverSecret('cookie', () => `secret-${i}`)));
+    test('three stores opening one new database at once migrate it once, and share one secret', async () => {
+      const { stores } = await engine.fresh(3);
+      const [, a, b] = stores as [Store, Store, Store];
+      const secrets = await Promise.all(stores.map((s, i) => s.serverSecret('cookie', () => `secret-${i}`)));
       assert.equal(new Set(secrets).size, 1);
       assert.ok(await a.createAccount('alice'));
       assert.ok(await b.findAccount('ALICE'));
