@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { DownloadRecord, SpoolProgress } from '../store/types.js';
 
 /** A spool file is left for a new one once this big and fully recorded, so that none grows for ever. */
-const rotateBytes = 64 * 2 ** 20;
+const defaultRotateBytes = 64 * 2 ** 20;
 /** A running node touches its spool files this often, so that other machines can tell it is alive (spool-replay.ts). */
 export const heartbeatMs = 30_000;
 
@@ -81,9 +81,11 @@ export class DownloadSpool {
   private readonly retired = new Set<SpoolFile>();
   private readonly heartbeat: NodeJS.Timeout;
 
+  /** `rotateBytes`: the size past which a file is left for a new one (tests make it small). */
   constructor(
     private readonly dir: string,
     private readonly log: SpoolLog,
+    private readonly rotateBytes = defaultRotateBytes,
   ) {
     mkdirSync(dir, { recursive: true });
     this.current = new SpoolFile(dir);
@@ -117,7 +119,7 @@ export class DownloadSpool {
    */
   recorded(last: SpoolEntry): string[] {
     const file = last.file;
-    if (file === this.current && file.bytes >= rotateBytes) {
+    if (file === this.current && file.bytes >= this.rotateBytes) {
       this.retired.add(file);
       try {
         this.current = new SpoolFile(this.dir);
