@@ -2,7 +2,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openStore } from '../src/store/open.js';
 import { buildFixture } from './fixture.js';
 
 export interface BenchData {
@@ -16,13 +16,21 @@ export interface BenchData {
   keys: string[];
 }
 
-export async function prepareData(workDir: string, accounts: string[]): Promise<BenchData> {
+/**
+ * `opts.databaseUrl`: the store is that PostgreSQL database rather than siphon.db; `opts.fixtureFile`:
+ * a fixture already built (by an earlier call), and `opts.dataDir`: the data folder, `<workDir>/data` by default.
+ */
+export async function prepareData(
+  workDir: string,
+  accounts: string[],
+  opts: { databaseUrl?: string; fixtureFile?: string; dataDir?: string } = {},
+): Promise<BenchData> {
   let t = performance.now();
-  const fixtureFile = buildFixture(workDir);
+  const fixtureFile = opts.fixtureFile ?? buildFixture(workDir);
   const fixtureMs = performance.now() - t;
-  const dataDir = path.join(workDir, 'data');
+  const dataDir = opts.dataDir ?? path.join(workDir, 'data');
   mkdirSync(dataDir);
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = await openStore({ dataDir, databaseUrl: opts.databaseUrl });
   try {
     const catalog = new Catalog(store, dataDir);
     const keys: string[] = [];

@@ -6,6 +6,11 @@ import os from 'node:os';
  */
 export interface Config {
   dataDir: string;
+  /**
+   * A PostgreSQL URL (`postgres://user:pass@host/db`) holding accounts, keys, scrapers, downloads and
+   * rate-limit counters, shared by every node pointed at it; unset: `siphon.db` in the data folder.
+   */
+  databaseUrl?: string;
   host: string;
   port: number;
   /** Execution time a query may use. Time spent waiting for a slow client does not count. */

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import path from 'node:path';
 import { DownloadRecorder } from './downloads/recorder.js';
+import { DownloadSpool, spoolDir } from './downloads/spool.js';
+import { startSpoolReplays } from './downloads/spool-replay.js';
 import { errors } from './errors.js';
 import { buildServer } from './http/server.js';
 import { SilentConnections } from './http/silent-connections.js';
@@ -81,13 +83,16 @@ export async function startService(config: Config, store: Store, logStream?: Nod
     throw err;
   }
   const log = createLog({ level: config.logLevel, format: config.logFormat, stream: logStream });
-  const rateLimiter = config.rateLimitPerMinute > 0 ? new MemoryRateLimiter(config.rateLimitPerMinute) : undefined;
+  const perMinute = config.rateLimitPerMinute;
+  // Counted where every node sees the counts when the store is shared, else in this process.
+  const rateLimiter = perMinute > 0 ? (store.sharedRateLimiter?.(perMinute) ?? new MemoryRateLimiter(perMinute)) : undefined;
   const previews = new TablePreviews(previewPool);
-  const recorder = new DownloadRecorder(store, {
-    maxPending: config.maxPendingDownloads,
-    // The server's log, built just below; the recorder logs only once downloads come in.
-    log: { error: (details, message) => log.logger.error(details, message), info: (details, message) => log.logger.info(details, message) },
-  });
+  const recorderLog = {
+    error: (details: object, message: string) => log.logger.error(details, message),
+    info: (details: object, message: string) => log.logger.info(details, message),
+  };
+  const spool = new DownloadSpool(spoolDir(config.dataDir), recorderLog);
+  const recorder = new DownloadRecorder(store, { maxPending: config.maxPendingDownloads, log: recorderLog, spool });
   // Off unless the operator asks for them, by a port of their own or a token (README "Metrics and logs").
   const metrics =
     config.metricsPort !== undefined || config.metricsToken !== undefined
@@ -105,9 +110,11 @@ export async function startService(config: Config, store: Store, logStream?: Nod
     }
   } catch (err) {
     // The address is taken or not this machine's: the query processes would keep the process alive.
-    await Promise.all([app.close(), pool.close(), previewPool.close()]);
+    await Promise.all([app.close(), pool.close(), previewPool.close(), recorder.close()]);
     throw err;
   }
+  // What nodes killed outright left unrecorded, before this node's own downloads come in.
+  const replays = await startSpoolReplays(store, config.dataDir, spool, recorderLog);
   const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -125,6 +132,7 @@ export async function startService(config: Config, store: Store, logStream?: Nod
       // A publish would hold the server open for as long as its import runs, which may be for ever.
       stopping.abort(errors.unavailable());
       await sweeper.stop();
+      await replays.stop();
       await metricsServer?.close();
       // close() only drops the keep-alive connections idle at that moment; one whose response
       // finishes later would hold the process until its keep-alive timeout (72 s), and one that

@@ -23,6 +23,9 @@ import { dataUrl } from './helpers/server.js';
  */
 const samples: Record<string, { env: [string, string]; flag: [string, string]; bad: string }> = {
   'data-dir': { env: ['/tmp/siphon-env-data', '/tmp/siphon-env-data'], flag: ['/tmp/siphon-flag-data/', '/tmp/siphon-flag-data'], bad: '' },
+  // Shown without its user and password; an invalid one is not repeated (it may hold a password).
+  'database-url': { env: ['postgres://siphon:pw@db.example.org:5432/siphon', 'postgres://db.example.org:5432/siphon'],
+    flag: ['postgresql://localhost/other', 'postgresql://localhost/other'], bad: 'mysql://root:pw@localhost/x' },
   port: { env: ['4001', '4001'], flag: ['4002', '4002'], bad: '65536' },
   host: { env: ['0.0.0.0', '0.0.0.0'], flag: ['::1', '::1'], bad: 'two words' },
   'public-url': { env: ['https://env.example.org/', 'https://env.example.org'], flag: ['http://flag.example.org/data', 'http://flag.example.org/data'], bad: 'https://x.example.org/?q=1' },

@@ -257,7 +257,7 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
     [['dave/kept', '0', 'a (0 rows), b (2 rows)']]);
   const db = openMeta(oldDir);
   try {
-    assert.equal(db.pragma('user_version', { simple: true }), 4);
+    assert.equal(db.pragma('user_version', { simple: true }), 6);
     assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [{ id: 1, removed: 1 }, { id: 2, removed: 0 }]);
     assert.equal(db.prepare('select sum(count) from download_totals where scraper_id = 1').pluck().get(), 1);
   } finally {

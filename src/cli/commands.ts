@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { allSettings, describeSettings, type Resolved } from '../config/settings.js';
 import type { Catalog } from '../scrapers/catalog.js';
 import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
-import { SqliteStore } from '../store/sqlite-store.js';
+import { openStore } from '../store/open.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
 import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
@@ -32,7 +32,10 @@ export const commandFlags = {
 export type CommandFlag = keyof typeof commandFlags;
 type FlagValues = Partial<Record<CommandFlag, string | boolean | string[]>>;
 
-type CommandSetting = Exclude<keyof Config, 'dataDir'>;
+/** The settings every command reads: where the store is. */
+export const storeSettings = ['dataDir', 'databaseUrl'] as const;
+
+type CommandSetting = Exclude<keyof Config, (typeof storeSettings)[number]>;
 
 export interface CommandRun {
   /** The command's arguments, as many as it takes. */
@@ -70,7 +73,7 @@ const write = (text: string) => { process.stdout.write(text); };
 async function withCatalog(run: CommandRun, use: (catalog: Catalog) => Promise<void>): Promise<void> {
   const { config } = run;
   mkdirSync(config.dataDir, { recursive: true });
-  const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
+  const store = await openStore(config, 2);
   try {
     await use(catalogWithImportLimits(store, config));
   } finally {
@@ -211,7 +214,7 @@ export const commands: readonly Command[] = [
     },
   },
   {
-    name: 'serve', args: [], flags: ['demo', 'print-config'], settings: allSettings.map((s) => s.key).filter((k): k is CommandSetting => k !== 'dataDir'),
+    name: 'serve', args: [], flags: ['demo', 'print-config'], settings: allSettings.map((s) => s.key).filter((k): k is CommandSetting => !(storeSettings as readonly string[]).includes(k)),
     summary: 'run the HTTP service (SIGTERM stops it gracefully)',
     about: 'Runs the HTTP service. SIGTERM or SIGINT stops it gracefully: it finishes the requests in flight, records their downloads, then exits 0. ' +
       'Each setting is a flag, else its environment variable, else its default.',
@@ -222,7 +225,7 @@ export const commands: readonly Command[] = [
       }
       const { config } = run;
       mkdirSync(config.dataDir, { recursive: true });
-      const store = new SqliteStore(path.join(config.dataDir, 'siphon.db'));
+      const store = await openStore(config);
       try {
         // Loaded only here: the HTTP service's modules would add about a third of a second to every other command.
         const { serve } = await import('./serve.js');
@@ -230,6 +233,9 @@ export const commands: readonly Command[] = [
       } finally {
         await store.close();
       }
+      // Everything is stopped, written and logged. Under load a stopped node on PostgreSQL was seen
+      // to linger with no handle of its own left open; a stopped server must not outlive its stop.
+      process.exit(0);
     },
   },
 ];

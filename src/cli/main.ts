@@ -4,8 +4,9 @@ import { allSettings, resolveSettings, SettingInvalid, settings } from '../confi
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
 import { SqliteBuildError } from '../sql/sqlite-build.js';
+import { StoreUnavailable } from '../store/open.js';
 import { readArgs, UsageError, type FlagSpec } from './args.js';
-import { CommandFailed, commandFlags, findCommand, type Command, type CommandFlag, type FlagDoc } from './commands.js';
+import { CommandFailed, commandFlags, findCommand, storeSettings, type Command, type CommandFlag, type FlagDoc } from './commands.js';
 import { commandHelp, overview } from './usage.js';
 import { siphonVersion } from './version.js';
 
@@ -25,9 +26,9 @@ function commandNamed(words: readonly string[]): Command {
   return command;
 }
 
-/** The flags `command` takes by name: its own, its settings', the data folder's. */
+/** The flags `command` takes by name: its own, its settings', the store's. */
 function flagsOf(command: Command): Set<string> {
-  return new Set([...command.flags, ...[...command.settings, 'dataDir' as const].map((key) => settings[key].flag)]);
+  return new Set([...command.flags, ...[...command.settings, ...storeSettings].map((key) => settings[key].flag)]);
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -64,7 +65,7 @@ async function run(argv: string[]): Promise<void> {
     if (flags[flag] === undefined) throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
   }
   const settingTexts = Object.fromEntries(Object.entries(flags).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const resolved = resolveSettings(['dataDir', ...command.settings], settingTexts, process.env);
+  const resolved = resolveSettings([...storeSettings, ...command.settings], settingTexts, process.env);
   await command.run({
     args, flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,
     config: configWith(resolved.values), resolved,
@@ -80,6 +81,8 @@ function oneLine(err: unknown): string | undefined {
     err instanceof SqliteBuildError) return err.message;
   // siphon.db busy, read-only, damaged or on a full disk.
   if (err instanceof Database.SqliteError) return `SQLite: ${err.code}: ${err.message}`;
+  // PostgreSQL refused a connection or a statement: its own message says why (never the URL, which may hold a password).
+  if (err instanceof StoreUnavailable) return err.message;
   // listen EADDRINUSE and the like: the system's own message says it.
   if (err instanceof Error && typeof (err as NodeJS.ErrnoException).syscall === 'string') return err.message;
   return undefined;

@@ -26,7 +26,8 @@ export function overview(): string {
   return 'Usage: siphon [--data-dir DIR] <command> [arguments] [options]\n\nCommands:\n' +
     indent([...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
       ['help [COMMAND]', "this list, or a command's usage and options"]]) +
-    `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data) and --help.\n` +
+    `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data), --database-url URL (else\n` +
+    `$${envName(settings.databaseUrl)}, else siphon.db in the data folder) and --help.\n` +
     "Run 'siphon help COMMAND' (or 'siphon COMMAND --help') for a command's options; 'siphon help serve' lists\n" +
     "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n";
 }
@@ -53,6 +54,7 @@ export function commandHelp(command: Command): string {
     ...command.flags.map((name): [string, string] => [flagWords(name, flagDoc(name).metavar), flagDoc(name).doc]),
     ...commandSettings.map(settingRow),
     settingRow(settings.dataDir as Setting),
+    settingRow(settings.databaseUrl as Setting),
     ['-h, --help', 'print this help'],
   ]);
   return `${usage}\n\n${wrap(command.about)}\n\n${commandSettings.length > 8 ? 'Options and settings' : 'Options'}:\n${options}`;

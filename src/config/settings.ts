@@ -106,6 +106,16 @@ function isProxyAddress(text: string): boolean {
   return (/^\d+$/.test(range) && bits <= (family === 4 ? 32 : 128)) || isIP(range) === family;
 }
 
+/** A database URL without its user and password, for --print-config. */
+function showDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '[hidden]';
+  }
+}
+
 /** pino's levels. */
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -119,6 +129,16 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
       return path.resolve(text);
     },
     show: (value) => value,
+  },
+  databaseUrl: {
+    key: 'databaseUrl', flag: 'database-url', metavar: 'URL', unit: 'URL', defaultDoc: 'none: siphon.db in the data folder', secret: true,
+    doc: 'a PostgreSQL database (postgres://user:password@host:5432/db) for accounts, keys, scrapers, downloads and rate limits, shared by several nodes (every command takes it)',
+    parse(text) {
+      if (!/^postgres(ql)?:\/\/[^\s]+$/.test(text)) throw new Refused('a postgres:// or postgresql:// URL with no spaces');
+      return text;
+    },
+    // The URL may carry a password: only its host and database are shown.
+    show: (value) => (value === undefined ? 'none' : showDatabaseUrl(value)),
   },
   port: {
     key: 'port', flag: 'port', metavar: 'N', unit: 'port', fallbackEnv: ['PORT'],

@@ -1,5 +1,6 @@
 import { errors } from '../errors.js';
 import type { DownloadRecord, Store } from '../store/types.js';
+import type { DownloadSpool, SpoolEntry } from './spool.js';
 
 /** A download waits at most this long before it is written (with others of the same moment)… */
 const batchWindowMs = 100;
@@ -28,6 +29,14 @@ export interface RecorderOptions {
    */
   maxPending: number;
   log: RecorderLog;
+  /** Where each download is kept from the moment it is queued, so that a node killed outright loses none (spool.ts). */
+  spool?: DownloadSpool;
+}
+
+interface Pending {
+  download: DownloadRecord;
+  /** Where it is in the spool; none without a spool, or once the spool was given up. */
+  entry: SpoolEntry | undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -38,11 +47,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * downloads cost one commit instead of a thousand.
  *
  * None is lost while the process lives: a batch that cannot be written stays queued and is tried
- * again with backoff, and `close` writes all that wait. A process killed outright loses at most what
- * waited, the last batch window. The queue is bounded: while it is full, `assertAccepting` refuses.
+ * again with backoff, and `close` writes all that wait. With a spool, none is lost either when the
+ * process is killed outright: each is in the spool file before its response ends, and a batch is
+ * recorded with how far the spool is recorded, for the replay (spool.ts). Without one, a process
+ * killed outright loses what waited, the last batch window. The queue is bounded: while it is full,
+ * `assertAccepting` refuses.
  */
 export class DownloadRecorder {
-  private pending: DownloadRecord[] = [];
+  private pending: Pending[] = [];
   private pendingQueryChars = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
@@ -53,7 +65,7 @@ export class DownloadRecorder {
   /** Downloads written since the service started. */
   private written = 0;
 
-  constructor(private readonly store: Pick<Store, 'recordDownloads'>, private readonly options: RecorderOptions) {}
+  constructor(private readonly store: Pick<Store, 'recordDownloads' | 'forgetSpool'>, private readonly options: RecorderOptions) {}
 
   /** Downloads written so far, and waiting to be: for the metrics. */
   counts(): { written: number; pending: number } {
@@ -72,7 +84,7 @@ export class DownloadRecorder {
    * `assertAccepting` is recorded even if others filled the queue meanwhile (by at most the calls in flight).
    */
   record(download: DownloadRecord): void {
-    this.pending.push(download);
+    this.pending.push({ download, entry: this.options.spool?.append(download) });
     this.pendingQueryChars += download.query?.length ?? 0;
     if (this.writing || this.closing) return; // the running write takes it, or close does
     if (this.pending.length >= batchSize && this.retryMs === 0) {
@@ -100,8 +112,17 @@ export class DownloadRecorder {
       if (this.pending.length === 0 || Date.now() + this.retryMs > deadline) break;
       await sleep(this.retryMs);
     }
-    // Kept in the log, whence they could be put back, rather than dropped without a trace.
-    for (const download of this.pending) this.options.log.error({ download }, 'download not recorded at shutdown');
+    const { spool } = this.options;
+    if (spool && this.pending.length === 0) await this.forget(spool.removeAll());
+    spool?.leave();
+    // Kept in the log, whence they could be put back, rather than dropped without a trace; those in
+    // the spool are also replayed by the next node to start.
+    for (const { download } of this.pending) this.options.log.error({ download }, 'download not recorded at shutdown');
+  }
+
+  /** Spools fully recorded and removed: their progress is no longer needed. Kept if this fails: it is only a row. */
+  private async forget(spools: readonly string[]): Promise<void> {
+    for (const spool of spools) await this.store.forgetSpool(spool).catch(() => {});
   }
 
   /** The next write: now for a full batch, after the batch window, or after the backoff while writes fail. */
@@ -128,11 +149,18 @@ export class DownloadRecorder {
     return this.writing;
   }
 
-  /** Writes the oldest queued downloads, up to a batch; on failure they stay first in the queue. */
+  /**
+   * Writes the oldest queued downloads, up to a batch of one spool file (each batch records how far
+   * its file is recorded); on failure they stay first in the queue.
+   */
   private async writeBatch(): Promise<boolean> {
-    const batch = this.pending.slice(0, batchSize);
+    const file = this.pending[0]?.entry?.file;
+    let size = 0;
+    while (size < batchSize && size < this.pending.length && this.pending[size]!.entry?.file === file) size++;
+    const batch = this.pending.slice(0, size);
+    const last = batch[batch.length - 1]?.entry;
     try {
-      await this.store.recordDownloads(batch);
+      await this.store.recordDownloads(batch.map((p) => p.download), last && this.options.spool?.progress(last));
     } catch (err) {
       if (!this.lastError) this.options.log.error({ err, pending: this.pending.length }, 'downloads cannot be recorded; they are kept and tried again');
       this.lastError = err;
@@ -141,7 +169,8 @@ export class DownloadRecorder {
     }
     this.pending.splice(0, batch.length);
     this.written += batch.length;
-    this.pendingQueryChars -= batch.reduce((n, d) => n + (d.query?.length ?? 0), 0);
+    this.pendingQueryChars -= batch.reduce((n, p) => n + (p.download.query?.length ?? 0), 0);
+    if (last && this.options.spool) await this.forget(this.options.spool.recorded(last));
     if (this.lastError) this.options.log.info({ pending: this.pending.length }, 'downloads are recorded again');
     this.lastError = undefined;
     this.retryMs = 0;

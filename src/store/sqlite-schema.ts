@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { storedDataPath } from './data-paths.js';
 
 /** The tables every version has. `if not exists`, so it also runs on files made before versions were kept. */
 const baseSchema = `
@@ -48,7 +49,7 @@ create table if not exists downloads (
  * Migration i takes a file from `PRAGMA user_version` i to i + 1. Files made before versions were
  * kept are version 0. Append only: a migration that has shipped never changes.
  */
-const migrations: string[] = [
+const migrations: (string | ((db: Database.Database, dataDir: string) => void))[] = [
   // 1: download counts kept as downloads are recorded, so a page costs the same with 10 downloads or
   // 10 million: per scraper and account (who downloaded, the totals) and per scraper and UTC day (the
   // chart). `at` is an ISO timestamp in UTC, so its first 10 characters are its UTC day. The indexes
@@ -145,6 +146,24 @@ const migrations: string[] = [
     value text not null
   ) without rowid;
   `,
+  // 5: data files are kept relative to the data folder (src/store/data-paths.ts), so that the folder
+  // can move. Paths under the folder holding this file become relative; others stay as they were.
+  (db, dataDir) => {
+    const rows = db.prepare('select id, data_file from scrapers').all() as { id: number; data_file: string }[];
+    const update = db.prepare('update scrapers set data_file = ? where id = ?');
+    for (const row of rows) {
+      const stored = storedDataPath(dataDir, row.data_file);
+      if (stored !== row.data_file) update.run(stored, row.id);
+    }
+  },
+  // 6: where each node's spool of downloads (src/downloads/spool.ts) has been recorded up to, kept in
+  // the same transaction as the downloads, so that a spool replayed after a crash records each once.
+  `
+  create table download_spools (
+    name text primary key,
+    recorded integer not null
+  ) without rowid;
+  `,
 ];
 
 /**
@@ -153,13 +172,15 @@ const migrations: string[] = [
  * migrate it once. Call it before turning foreign keys on: a migration that rebuilds a table drops
  * one that others refer to, so each is checked for broken references before it commits instead.
  */
-export function migrate(db: Database.Database): void {
+export function migrate(db: Database.Database, dataDir: string): void {
   db.exec(baseSchema);
   const version = () => db.pragma('user_version', { simple: true }) as number;
   for (let target = version() + 1; target <= migrations.length; target++) {
     db.transaction(() => {
       if (version() >= target) return;
-      db.exec(migrations[target - 1]!);
+      const migration = migrations[target - 1]!;
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db, dataDir);
       const broken = db.pragma('foreign_key_check') as unknown[];
       if (broken.length > 0) throw new Error(`migration ${target} would leave ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
       db.pragma(`user_version = ${target}`);

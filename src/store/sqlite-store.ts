@@ -1,7 +1,10 @@
 import Database from 'better-sqlite3';
+import path from 'node:path';
+import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { LruCache } from './lru-cache.js';
 import { migrate } from './sqlite-schema.js';
-import { everyDay, lastDays, SqliteWebAccounts } from './sqlite-web-accounts.js';
+import { everyDay, lastDays } from './day-counts.js';
+import { SqliteWebAccounts } from './sqlite-web-accounts.js';
 import type {
   Account,
   AccountDetails,
@@ -20,6 +23,7 @@ import type {
   ScraperChanges,
   ScraperListing,
   SessionRecord,
+  SpoolProgress,
   Store,
 } from './types.js';
 
@@ -42,7 +46,7 @@ const scraperSelect = `
          s.data_file, s.data_version, s.tables_json, s.size_bytes, s.updated_at
   from scrapers s join accounts a on a.id = s.owner_id`;
 
-function toScraper(row: ScraperRow): Scraper {
+function toScraper(row: ScraperRow, dataDir: string): Scraper {
   return {
     id: row.id,
     owner: { id: row.owner_id, name: row.owner_name },
@@ -50,7 +54,7 @@ function toScraper(row: ScraperRow): Scraper {
     description: row.description,
     isPrivate: row.private === 1,
     data: {
-      file: row.data_file,
+      file: absoluteDataPath(dataDir, row.data_file),
       version: row.data_version,
       tables: JSON.parse(row.tables_json),
       sizeBytes: row.size_bytes,
@@ -96,14 +100,18 @@ export class SqliteStore implements Store {
   private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
   private readonly web: SqliteWebAccounts;
 
-  constructor(file: string) {
+  /** `dataDir`: the folder data files are kept relative to; siphon.db's own folder unless told. */
+  constructor(
+    file: string,
+    private readonly dataDir = path.dirname(path.resolve(file)),
+  ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     // Off while migrating (see migrate); better-sqlite3 builds SQLite with them on by default.
     this.db.pragma('foreign_keys = OFF');
-    migrate(this.db);
+    migrate(this.db, this.dataDir);
     this.db.pragma('foreign_keys = ON');
     this.dataVersion = this.db.prepare('pragma data_version').pluck();
     this.seenDataVersion = this.dataVersion.get();
@@ -293,14 +301,14 @@ export class SqliteStore implements Store {
         s.name,
         s.description,
         s.isPrivate ? 1 : 0,
-        s.data.file,
+        storedDataPath(this.dataDir, s.data.file),
         JSON.stringify(s.data.tables),
         s.data.sizeBytes,
         now,
         s.data.updatedAt,
       ),
     );
-    return toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(info.lastInsertRowid) as ScraperRow);
+    return toScraper(this.stmt(`${scraperSelect} where s.id = ?`).get(info.lastInsertRowid) as ScraperRow, this.dataDir);
   }
 
   // Misses are not cached, as for keys.
@@ -312,7 +320,7 @@ export class SqliteStore implements Store {
     const row = this.stmt(`${scraperSelect} where a.name = ? and s.name = ? and s.removed_at is null`).get(owner, name) as
       ScraperRow | undefined;
     if (!row) return undefined;
-    const scraper = toScraper(row);
+    const scraper = toScraper(row, this.dataDir);
     this.scrapers.set(cacheKey, scraper);
     return scraper;
   }
@@ -320,7 +328,7 @@ export class SqliteStore implements Store {
   /** The scraper by id, unless it was removed. */
   private liveScraper(scraperId: number): Scraper | undefined {
     const row = this.stmt(`${scraperSelect} where s.id = ? and s.removed_at is null`).get(scraperId) as ScraperRow | undefined;
-    return row && toScraper(row);
+    return row && toScraper(row, this.dataDir);
   }
 
   async replaceData(
@@ -334,7 +342,7 @@ export class SqliteStore implements Store {
         `
         update scrapers set data_file = ?, data_version = data_version + 1, tables_json = ?, size_bytes = ?,
                             updated_at = ? where id = ?`,
-      ).run(data.file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
+      ).run(storedDataPath(this.dataDir, data.file), JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId);
       return { replaced, current: { ...data, version: replaced.version + 1 } };
     });
     return this.change(() => swap.immediate());
@@ -369,7 +377,7 @@ export class SqliteStore implements Store {
   }
 
   // Downloads change no key lookup or scraper, so the cached lookups stay.
-  async recordDownloads(records: readonly DownloadRecord[]): Promise<void> {
+  async recordDownloads(records: readonly DownloadRecord[], progress?: SpoolProgress): Promise<void> {
     const insert = this.stmt(`
       insert into downloads (scraper_id, account_id, key_id, at, format, query, status, rows, bytes, duration_ms)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -409,7 +417,21 @@ export class SqliteStore implements Store {
       for (const c of byDay.values()) countByDay.run(c.scraperId, c.day, c.count);
       for (const c of byAccountDay.values()) this.web.countDownloads(c.accountId, c.scraperId, c.day, c.count);
       for (const [keyId, at] of lastUse) keyUse.run(at, keyId, at);
+      if (progress) {
+        this.stmt('insert into download_spools (name, recorded) values (?, ?) on conflict do update set recorded = excluded.recorded').run(
+          progress.spool,
+          progress.recorded,
+        );
+      }
     })();
+  }
+
+  async spoolRecorded(spool: string): Promise<number> {
+    return (this.stmt('select recorded from download_spools where name = ?').pluck().get(spool) as number | undefined) ?? 0;
+  }
+
+  async forgetSpool(spool: string): Promise<void> {
+    this.stmt('delete from download_spools where name = ?').run(spool);
   }
 
   async downloadStats(scraperId: number): Promise<DownloadStats> {
@@ -442,7 +464,7 @@ export class SqliteStore implements Store {
         from (${scraperSelect} where ${where.join(' and ')}) scraper)
       order by downloads desc, updated_at desc, owner_name, name limit ?`,
     ).all(...params, options.limit ?? -1) as (ScraperRow & { downloads: number })[];
-    return rows.map((row) => ({ scraper: toScraper(row), downloads: row.downloads }));
+    return rows.map((row) => ({ scraper: toScraper(row, this.dataDir), downloads: row.downloads }));
   }
 
   async downloadsPerDay(scraperId: number, days: number, now = new Date()): Promise<DayCount[]> {

@@ -1,19 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { Account, AccountScraperDownloads, DayCount, SessionRecord } from './types.js';
+import { accountDownloadsFrom, lastDays } from './day-counts.js';
+import type { Account, AccountScraperDownloads, SessionRecord } from './types.js';
 
 type Prepare = (sql: string) => Database.Statement;
-
-/** The last `days` UTC days, oldest first, ending on the day of `now`, as YYYY-MM-DD. */
-export function lastDays(days: number, now: Date): string[] {
-  const dayMs = 24 * 60 * 60 * 1000;
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * dayMs).toISOString().slice(0, 10));
-}
-
-/** Counts by day as one entry for each of `days`, 0 where there is none. */
-export function everyDay(days: readonly string[], counts: ReadonlyMap<string, number>): DayCount[] {
-  return days.map((day) => ({ day, count: counts.get(day) ?? 0 }));
-}
 
 /**
  * The SQLite store's part for accounts on the web: passwords, sessions, the shared secrets and an
@@ -92,18 +81,9 @@ export class SqliteWebAccounts {
       from download_account_days d join scrapers s on s.id = d.scraper_id join accounts a on a.id = s.owner_id
       where d.account_id = ? and d.day >= ?`,
     ).all(accountId, span[0]) as { owner: string; name: string; removed: number; scraper_id: number; day: string; count: number }[];
-    const byScraper = new Map<number, { owner: string; name: string; removed: boolean; counts: Map<string, number> }>();
-    for (const row of rows) {
-      const entry = byScraper.get(row.scraper_id) ?? { owner: row.owner, name: row.name, removed: row.removed === 1, counts: new Map() };
-      entry.counts.set(row.day, row.count);
-      byScraper.set(row.scraper_id, entry);
-    }
-    return [...byScraper.values()]
-      .map(({ counts, ...scraper }) => ({
-        ...scraper,
-        total: [...counts.values()].reduce((sum, n) => sum + n, 0),
-        perDay: everyDay(span, counts),
-      }))
-      .sort((a, b) => b.total - a.total || `${a.owner}/${a.name}`.localeCompare(`${b.owner}/${b.name}`));
+    return accountDownloadsFrom(
+      rows.map((row) => ({ ...row, removed: row.removed === 1 })),
+      span,
+    );
   }
 }

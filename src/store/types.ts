@@ -1,7 +1,17 @@
 /**
- * The metadata store: accounts, hashed keys, scrapers and downloads.
- * Handlers only see this interface, so another engine (PostgreSQL) can be added beside the SQLite one.
+ * The metadata store: accounts, hashed keys, scrapers and downloads. Handlers only see this
+ * interface; two engines meet it (SQLite, src/store/sqlite-store.ts, and PostgreSQL,
+ * src/store/pg-store.ts), and test/store-contract.test.ts runs the same tests against both.
+ *
+ * What it means, whatever the engine:
+ * - Names (of accounts and scrapers) match case-insensitively for the ASCII letters A–Z only; every
+ *   other character matches itself. Account and scraper names are ASCII (src/scrapers/names.ts).
+ * - Timestamps are ISO texts in UTC as `Date.prototype.toISOString()` writes them, in and out.
+ * - A day is a UTC day, YYYY-MM-DD.
+ * - Data files are absolute paths in and out; engines keep them relative to the data folder.
  */
+
+import type { RateLimiter } from '../limits/rate-limiter.js';
 
 export interface Account {
   id: number;
@@ -57,7 +67,7 @@ export interface TableInfo {
 
 /** What is known about a scraper's current data, taken when it was added or published. */
 export interface DataVersion {
-  /** Absolute path of the SQLite file holding this version. */
+  /** Absolute path of the SQLite file holding this version (kept relative to the data folder: src/store/data-paths.ts). */
   file: string;
   /** Increases by one at each publish. */
   version: number;
@@ -111,7 +121,7 @@ export interface ScraperListing {
 export interface ListScrapersOptions {
   /** Only this owner's scrapers (matched case-insensitively). */
   owner?: string;
-  /** Only scrapers whose owner, name or description contains this text (case-insensitive for ASCII). */
+  /** Only scrapers whose owner, name or description contains this text, A–Z matching a–z; `%`, `_` and `\` are plain characters. */
   search?: string;
   /** Private scrapers too: for the operator, never for pages. */
   includePrivate?: boolean;
@@ -168,6 +178,12 @@ export interface AccountScraperDownloads {
   perDay: DayCount[];
 }
 
+/** How far a node's spool of downloads (src/downloads/spool.ts) has been recorded: its first `recorded` entries. */
+export interface SpoolProgress {
+  spool: string;
+  recorded: number;
+}
+
 export interface Store {
   /** Undefined when the name is taken (matched case-insensitively), whoever took it first. */
   createAccount(name: string, details?: AccountDetails): Promise<Account | undefined>;
@@ -183,7 +199,9 @@ export interface Store {
   listKeys(accountId: number): Promise<KeyListing[]>;
   /**
    * Sees every change committed before the call, by any process (the CLI included): a key revoked
-   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change.
+   * a moment ago is found revoked. Engines may cache lookups, but must drop them on any change: at
+   * once for SQLite; for PostgreSQL, when its notification of the change arrives, milliseconds after
+   * the commit (src/store/pg-changes.ts).
    */
   findKey(keyHash: string): Promise<ApiKey | undefined>;
   /** Returns false when no such key exists. */
@@ -225,9 +243,13 @@ export interface Store {
   /**
    * Records downloads, counts them in the totals the four reads below use, and keeps each key's
    * last use (the latest `at` of its downloads), all in one step: when it throws, none of them was
-   * recorded and the same records can be given again.
+   * recorded and the same records can be given again. `progress`, when given, is kept in the same step.
    */
-  recordDownloads(downloads: readonly DownloadRecord[]): Promise<void>;
+  recordDownloads(downloads: readonly DownloadRecord[], progress?: SpoolProgress): Promise<void>;
+  /** How many of the spool's entries are recorded (SpoolProgress); 0 for a spool never seen. */
+  spoolRecorded(spool: string): Promise<number>;
+  /** Forgets a spool that is fully recorded and removed. */
+  forgetSpool(spool: string): Promise<void>;
   /** Keeps `at` as the key's last use unless it was used later. For uses that are not downloads (a publish). */
   recordKeyUse(keyId: number, at: string): Promise<void>;
   // Pages make these reads, so they read totals kept as downloads are recorded: their cost depends on
@@ -245,6 +267,12 @@ export interface Store {
    * downloads, but must not keep the server from recording new ones meanwhile.
    */
   pruneDownloads(before: string): Promise<number>;
+
+  /**
+   * A rate limiter whose counters every node of this store shares (PostgreSQL); absent when the
+   * store is one machine's (SQLite), whose server counts in its own memory.
+   */
+  sharedRateLimiter?(perMinute: number): RateLimiter;
 
   close(): Promise<void>;
 }

@@ -6,13 +6,13 @@ import path from 'node:path';
  * version 1, its keys without label, prefix, origins or last use (migration 2 adds them), its
  * scrapers without removal, their names unique by a table constraint (migration 3 changes that),
  * and none of what accounts on the web added (migration 4: passwords, emails, sessions, an
- * account's own download counts, shared secrets). A test going further back starts from here.
+ * account's own download counts, shared secrets; later: the spools' progress). A test going further back starts from here.
  */
 export function asBeforeKeyDetails(dataDir: string): void {
   const db = new Database(path.join(dataDir, 'siphon.db'));
   try {
     db.exec(`
-      drop table sessions; drop table download_account_days; drop table server_secrets;
+      drop table sessions; drop table download_account_days; drop table server_secrets; drop table download_spools;
       alter table accounts drop column password_hash; alter table accounts drop column email;
       alter table api_keys drop column label; alter table api_keys drop column prefix;
       alter table api_keys drop column origins_json; alter table api_keys drop column last_used_at;

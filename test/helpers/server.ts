@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
 import type { DownloadRecorder } from '../../src/downloads/recorder.js';
@@ -6,15 +5,18 @@ import type { QueryPool } from '../../src/pool/pool.js';
 import type { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { startService } from '../../src/service.js';
-import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/types.js';
 import { readDownloads, waitFor, type DownloadRow } from './cli.js';
 import { makeDb, tempDir } from './fixture-db.js';
+import { createTestDatabase } from './pg-database.js';
 
 export interface TestServer {
   base: string;
   dataDir: string;
   config: Config;
-  store: SqliteStore;
+  /** SQLite's siphon.db in the data folder, or with $SIPHON_TEST_DATABASE_URL set, a PostgreSQL database of its own. */
+  store: Store;
   catalog: Catalog;
   pool: QueryPool;
   previews: TablePreviews;
@@ -29,6 +31,17 @@ export interface TestServer {
 }
 
 /**
+ * The store of a test server: siphon.db in its data folder, or, when $SIPHON_TEST_DATABASE_URL is
+ * set (.ci/run's second pass over the API tests), a new database on that PostgreSQL server, dropped
+ * when the server closes.
+ */
+async function openTestStore(dataDir: string): Promise<{ store: Store; drop(): Promise<void> }> {
+  if (!process.env.SIPHON_TEST_DATABASE_URL) return { store: await openStore({ dataDir }), drop: async () => {} };
+  const database = await createTestDatabase();
+  return { store: await openStore({ dataDir, databaseUrl: database.url }), drop: () => database.drop() };
+}
+
+/**
  * A real server on a loopback port, with its own data folder and query processes. `watchLog`, when
  * given, is handed each chunk of the log instead of it being kept (logs() is then empty): for runs
  * too long to keep all they log.
@@ -37,7 +50,7 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
   const dataDir = overrides.dataDir ?? tempDir();
   // No rate limit unless a test sets one: several tests read in tight loops, as many clients would.
   const config = configWith({ queryProcesses: 2, logLevel: 'info', rateLimitPerMinute: 0, ...overrides, dataDir, host: '127.0.0.1', port: 0 });
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const { store, drop } = await openTestStore(dataDir);
   const catalog = new Catalog(store, dataDir);
   let logText = '';
   const logStream = new PassThrough();
@@ -56,6 +69,7 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
     async close() {
       await service.close();
       await store.close();
+      await drop();
     },
   };
 }

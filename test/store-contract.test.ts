@@ -1,0 +1,331 @@
+/**
+ * What every store means, whatever its engine (src/store/types.ts): the same tests, run against
+ * SQLite (siphon.db in a data folder) and PostgreSQL (a database of its own, made for this file and
+ * dropped after). Two stores opened on one database play two nodes, or a node and a command.
+ */
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { PgStore } from '../src/store/pg-store.js';
+import { SqliteStore } from '../src/store/sqlite-store.js';
+import type { DataVersion, DownloadRecord, Store } from '../src/store/types.js';
+import { waitFor } from './helpers/cli.js';
+import { tempDir } from './helpers/fixture-db.js';
+import { createTestDatabase, type TestDatabase } from './helpers/pg-database.js';
+
+interface Engine {
+  name: string;
+  /**
+   * Opens `count` stores at once (1 by default) on a new database over a new data folder, the first
+   * as `store`; `again` opens another on the same.
+   */
+  fresh(count?: number): Promise<{ store: Store; stores: Store[]; dataDir: string; again(): Promise<Store> }>;
+}
+
+const opened: Store[] = [];
+const databases: TestDatabase[] = [];
+after(async () => {
+  for (const store of opened) await store.close();
+  for (const db of databases) await db.drop();
+});
+const keep = <T extends Store>(store: T) => (opened.push(store), store);
+
+const engines: Engine[] = [
+  {
+    name: 'SQLite',
+    async fresh(count = 1) {
+      const dataDir = tempDir();
+      const open = async () => keep(new SqliteStore(path.join(dataDir, 'siphon.db')));
+      const stores = await Promise.all(Array.from({ length: count }, open));
+      return { store: stores[0]!, stores, dataDir, again: open };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async fresh(count = 1) {
+      const dataDir = tempDir();
+      const db = await createTestDatabase();
+      databases.push(db);
+      const open = async () => keep(await PgStore.open(db.url, dataDir, 4));
+      const stores = await Promise.all(Array.from({ length: count }, open));
+      return { store: stores[0]!, stores, dataDir, again: open };
+    },
+  },
+];
+
+const version = (dataDir: string, name = '1-aa.sqlite'): DataVersion => ({
+  version: 1,
+  file: path.join(dataDir, 'scrapers', 'alice', 'plants', name),
+  tables: [{ name: 't', columns: [{ name: 'x', type: 'integer' }], rows: 3 }],
+  sizeBytes: 8192,
+  updatedAt: '2026-03-04T05:06:07.089Z',
+});
+
+const download = (ids: { scraperId: number; accountId: number; keyId: number }, at: string): DownloadRecord => ({
+  ...ids,
+  at,
+  format: 'json',
+  query: 'select 1',
+  status: 200,
+  rows: 1,
+  bytes: 10,
+  durationMs: 1.5,
+});
+
+/** alice's scraper `plants`, and a key of `downloader` (alice herself, or another account) to download it with. */
+async function scraperAndDownloader(store: Store, dataDir: string, downloader: string) {
+  const alice = (await store.createAccount('alice'))!;
+  const account = downloader === 'alice' ? alice : (await store.createAccount(downloader))!;
+  await store.addKey(account.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
+  const key = (await store.findKey('k'))!;
+  const scraper = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+  return { scraper, account, key, ids: { scraperId: scraper.id, accountId: account.id, keyId: key.id } };
+}
+
+for (const engine of engines) {
+  describe(engine.name, () => {
+    test('account names are unique and matched case-insensitively for A–Z only', async () => {
+      const { store } = await engine.fresh();
+      const alice = await store.createAccount('Alice', { passwordHash: 'hash', email: 'a@example.org' });
+      assert.ok(alice);
+      assert.equal(await store.createAccount('aLICE'), undefined, 'taken, whatever the case');
+      assert.deepEqual(await store.findAccount('ALICE'), alice);
+      assert.deepEqual(await store.findLogin('alice'), { account: alice, passwordHash: 'hash' });
+      await store.setPasswordHash(alice.id, 'other');
+      assert.equal((await store.findLogin('alice'))?.passwordHash, 'other');
+      await store.createAccount('bob');
+      await store.createAccount('Carol');
+      assert.deepEqual(
+        (await store.listAccounts()).map((a) => a.name),
+        ['Alice', 'bob', 'Carol'],
+        'by name, case aside',
+      );
+    });
+
+    test('keys: added by hash, listed, found, revoked by hash or by id; origins kept', async () => {
+      const { store } = await engine.fresh();
+      const alice = (await store.createAccount('alice'))!;
+      const origins = ['https://maps.example.org'];
+      await store.addKey(alice.id, 'h1', { prefix: 'sph_111111', label: 'first', readOnly: false, origins: null });
+      await store.addKey(alice.id, 'h2', { prefix: 'sph_222222', label: 'maps', readOnly: true, origins });
+      const [first, second] = await store.listKeys(alice.id);
+      assert.equal(first?.label, 'first');
+      assert.deepEqual(second?.origins, origins);
+      assert.equal(second?.readOnly, true);
+      assert.match(first!.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(first?.lastUsedAt, null);
+      assert.deepEqual(await store.findKey('h2'), { id: second!.id, account: alice, readOnly: true, revoked: false, origins });
+      assert.equal(await store.findKey('nope'), undefined);
+      assert.equal(await store.revokeKey('h1'), true);
+      assert.equal(await store.revokeKey('nope'), false);
+      assert.equal((await store.findKey('h1'))?.revoked, true);
+      assert.equal(await store.revokeAccountKey(alice.id + 1, second!.id), false, "another account's key");
+      assert.equal(await store.revokeAccountKey(alice.id, second!.id), true);
+      assert.equal((await store.findKey('h2'))?.revoked, true);
+      const listing = await store.listAccounts();
+      assert.deepEqual(
+        listing.map((a) => [a.keys, a.revokedKeys]),
+        [[0, 2]],
+      );
+    });
+
+    test('a key revoked or a scraper published through another store (another node) is seen within a second', async () => {
+      const { store, dataDir, again } = await engine.fresh();
+      const other = await again();
+      const alice = (await store.createAccount('alice'))!;
+      await store.addKey(alice.id, 'h', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
+      const scraper = await store.addScraper({
+        ownerId: alice.id,
+        name: 'plants',
+        description: '',
+        isPrivate: false,
+        data: version(dataDir),
+      });
+      assert.equal((await store.findKey('h'))?.revoked, false, 'looked up, so cached');
+      assert.equal((await store.findScraper('alice', 'plants'))?.data.version, 1);
+      assert.equal(await other.revokeKey('h'), true);
+      await other.replaceData(scraper.id, version(dataDir, '2-bb.sqlite'));
+      await waitFor(async () => (await store.findKey('h'))?.revoked === true, 1000);
+      await waitFor(async () => (await store.findScraper('alice', 'plants'))?.data.version === 2, 1000);
+      assert.equal((await store.findScraper('ALICE', 'PLANTS'))?.data.file, version(dataDir, '2-bb.sqlite').file);
+    });
+
+    test('scrapers: found case-insensitively, replaced, changed, removed (and the name is free again)', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const alice = (await store.createAccount('alice'))!;
+      const added = await store.addScraper({
+        ownerId: alice.id,
+        name: 'Plants',
+        description: 'd',
+        isPrivate: false,
+        data: version(dataDir),
+      });
+      assert.deepEqual(added.data, { ...version(dataDir), version: 1 });
+      assert.deepEqual(await store.findScraper('ALICE', 'plants'), added);
+      const swapped = await store.replaceData(added.id, version(dataDir, '2-bb.sqlite'));
+      assert.deepEqual(swapped, { replaced: added.data, current: { ...version(dataDir, '2-bb.sqlite'), version: 2 } });
+      assert.equal((await store.findScraper('alice', 'plants'))?.data.version, 2);
+      assert.equal((await store.updateScraper(added.id, { isPrivate: true }))?.isPrivate, true);
+      assert.equal((await store.findScraper('alice', 'plants'))?.description, 'd');
+      assert.equal(await store.removeScraper(added.id), true);
+      assert.equal(await store.removeScraper(added.id), false);
+      assert.equal(await store.findScraper('alice', 'plants'), undefined);
+      assert.equal(await store.replaceData(added.id, version(dataDir)), undefined);
+      assert.equal(await store.updateScraper(added.id, { description: 'x' }), undefined);
+      const again = await store.addScraper({
+        ownerId: alice.id,
+        name: 'plants',
+        description: '',
+        isPrivate: false,
+        data: version(dataDir),
+      });
+      assert.notEqual(again.id, added.id);
+      // A file outside the data folder is kept as it is.
+      const outside = await store.replaceData(again.id, { ...version(dataDir), file: '/elsewhere/x.sqlite' });
+      assert.equal(outside?.current.file, '/elsewhere/x.sqlite');
+      assert.equal((await store.findScraper('alice', 'plants'))?.data.file, '/elsewhere/x.sqlite');
+    });
+
+    test('lists: public ones by downloads, owner and search (A–Z folded, wildcards literal), private ones when asked', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const alice = (await store.createAccount('alice'))!;
+      const bob = (await store.createAccount('Bob'))!;
+      await store.addKey(bob.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
+      const key = (await store.findKey('k'))!;
+      const add = (ownerId: number, name: string, description: string, isPrivate = false) =>
+        store.addScraper({ ownerId, name, description, isPrivate, data: version(dataDir) });
+      await add(alice.id, 'plants', 'Trees of PARIS');
+      const birds = await add(bob.id, 'birds', '100% écoles_');
+      await add(bob.id, 'secret', 'hidden', true);
+      await store.recordDownloads([download({ scraperId: birds.id, accountId: bob.id, keyId: key.id }, new Date().toISOString())]);
+      const names = async (options: Parameters<Store['listScrapers']>[0]) =>
+        (await store.listScrapers(options)).map((l) => `${l.scraper.owner.name}/${l.scraper.name}:${l.downloads}`);
+      assert.deepEqual(await names({}), ['Bob/birds:1', 'alice/plants:0']);
+      assert.deepEqual(await names({ includePrivate: true, owner: 'bob' }), ['Bob/birds:1', 'Bob/secret:0']);
+      assert.deepEqual(await names({ limit: 1 }), ['Bob/birds:1']);
+      assert.deepEqual(await names({ search: 'paris' }), ['alice/plants:0']);
+      assert.deepEqual(await names({ search: 'BOB' }), ['Bob/birds:1']);
+      assert.deepEqual(await names({ search: '0%' }), ['Bob/birds:1'], '% is a plain character');
+      assert.deepEqual(await names({ search: 's_' }), ['Bob/birds:1'], '_ is a plain character');
+      assert.deepEqual(await names({ search: '%' }), ['Bob/birds:1']);
+      assert.deepEqual(await names({ search: 'ÉCOLES' }), [], 'only A–Z are folded');
+      assert.deepEqual(await names({ search: 'écoles' }), ['Bob/birds:1']);
+    });
+
+    test('downloads: counted per account and UTC day, last use kept, totals survive a prune', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const { scraper, account: bob, key, ids } = await scraperAndDownloader(store, dataDir, 'bob');
+      const now = new Date('2026-05-10T12:00:00.000Z');
+      await store.recordDownloads([
+        download(ids, '2026-05-08T23:59:59.999Z'),
+        download(ids, '2026-05-09T00:00:00.000Z'),
+        download(ids, '2026-05-10T08:00:00.000Z'),
+      ]);
+      await store.recordDownloads([{ ...download(ids, '2026-05-10T09:00:00.000Z'), query: null, rows: null }]);
+      assert.deepEqual(await store.downloadStats(scraper.id), { total: 4, by: [{ owner: 'bob', count: 4 }] });
+      assert.deepEqual(await store.downloadsPerDay(scraper.id, 3, now), [
+        { day: '2026-05-08', count: 1 },
+        { day: '2026-05-09', count: 1 },
+        { day: '2026-05-10', count: 2 },
+      ]);
+      const mine = await store.accountDownloads(bob.id, 2, now);
+      assert.deepEqual(mine, [
+        {
+          owner: 'alice',
+          name: 'plants',
+          removed: false,
+          total: 3,
+          perDay: [
+            { day: '2026-05-09', count: 1 },
+            { day: '2026-05-10', count: 2 },
+          ],
+        },
+      ]);
+      assert.equal((await store.listKeys(bob.id))[0]?.lastUsedAt, '2026-05-10T09:00:00.000Z');
+      await store.recordKeyUse(key.id, '2026-05-01T00:00:00.000Z');
+      assert.equal((await store.listKeys(bob.id))[0]?.lastUsedAt, '2026-05-10T09:00:00.000Z', 'an earlier use changes nothing');
+      await store.recordKeyUse(key.id, '2026-05-11T00:00:00.000Z');
+      assert.equal((await store.listKeys(bob.id))[0]?.lastUsedAt, '2026-05-11T00:00:00.000Z');
+      assert.equal(await store.pruneDownloads('2026-05-10T00:00:00.000Z'), 2);
+      assert.equal(await store.pruneDownloads('2026-05-10T00:00:00.000Z'), 0);
+      assert.equal((await store.downloadStats(scraper.id)).total, 4, 'the totals keep counting pruned downloads');
+      await store.removeScraper(scraper.id);
+      assert.equal((await store.accountDownloads(bob.id, 2, now))[0]?.removed, true);
+    });
+
+    test("a spool's progress is kept with its downloads, in one step", async () => {
+      const { store, dataDir } = await engine.fresh();
+      const { scraper, ids } = await scraperAndDownloader(store, dataDir, 'alice');
+      assert.equal(await store.spoolRecorded('node-a'), 0);
+      await store.recordDownloads([download(ids, new Date().toISOString())], { spool: 'node-a', recorded: 1 });
+      await store.recordDownloads([download(ids, new Date().toISOString())], { spool: 'node-a', recorded: 2 });
+      assert.equal(await store.spoolRecorded('node-a'), 2);
+      // A download for a scraper that does not exist breaks the step: neither it nor the progress is kept.
+      await assert.rejects(
+        store.recordDownloads([download(ids, new Date().toISOString()), download({ ...ids, scraperId: 999 }, new Date().toISOString())], {
+          spool: 'node-a',
+          recorded: 4,
+        }),
+      );
+      assert.equal(await store.spoolRecorded('node-a'), 2);
+      assert.equal((await store.downloadStats(scraper.id)).total, 2);
+      await store.forgetSpool('node-a');
+      assert.equal(await store.spoolRecorded('node-a'), 0);
+    });
+
+    test('sessions: found until they end, removed one by one, per account, or when expired', async () => {
+      const { store } = await engine.fresh();
+      const alice = (await store.createAccount('alice'))!;
+      const expiresAt = '2030-01-01T00:00:00.000Z';
+      await store.saveSession('s1', { accountId: alice.id, expiresAt });
+      await store.saveSession('s2', { accountId: alice.id, expiresAt: '2026-01-01T00:00:00.000Z' });
+      await store.saveSession('s3', { accountId: alice.id, expiresAt });
+      const found = await store.findSession('s1', '2029-12-31T23:59:59.999Z');
+      assert.deepEqual(found && { ...found, createdAt: 'x' }, { account: alice, createdAt: 'x', expiresAt });
+      assert.equal(await store.findSession('s1', expiresAt), undefined, 'not at its end');
+      assert.equal(await store.removeExpiredSessions('2027-01-01T00:00:00.000Z'), 1);
+      await store.removeAccountSessions(alice.id, 's3');
+      assert.equal(await store.findSession('s1', '2028-01-01T00:00:00.000Z'), undefined);
+      assert.ok(await store.findSession('s3', '2028-01-01T00:00:00.000Z'));
+      await store.removeSession('s3');
+      assert.equal(await store.findSession('s3', '2028-01-01T00:00:00.000Z'), undefined);
+    });
+
+    test('three stores opening one new database at once migrate it once, and share one secret', async () => {
+      const { stores } = await engine.fresh(3);
+      const [, a, b] = stores as [Store, Store, Store];
+      const secrets = await Promise.all(stores.map((s, i) => s.serverSecret('cookie', () => `secret-${i}`)));
+      assert.equal(new Set(secrets).size, 1);
+      assert.ok(await a.createAccount('alice'));
+      assert.ok(await b.findAccount('ALICE'));
+    });
+  });
+}
+
+test('SQLite: data files stored absolute by an older version become relative, so the data folder can move', async () => {
+  const dataDir = tempDir();
+  const file = path.join(dataDir, 'siphon.db');
+  const store = new SqliteStore(file);
+  const alice = (await store.createAccount('alice'))!;
+  await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+  await store.close();
+  const db = new Database(file);
+  assert.equal(db.prepare('select data_file from scrapers').pluck().get(), path.join('scrapers', 'alice', 'plants', '1-aa.sqlite'));
+  // As the version before relative paths left it.
+  db.prepare('update scrapers set data_file = ?').run(version(dataDir).file);
+  db.exec('drop table download_spools');
+  db.pragma('user_version = 4');
+  db.close();
+  // Opened where it was written, it converts the paths; then the folder moves.
+  await new SqliteStore(file).close();
+  const migrated = new Database(file, { readonly: true });
+  assert.equal(migrated.prepare('select data_file from scrapers').pluck().get(), path.join('scrapers', 'alice', 'plants', '1-aa.sqlite'));
+  migrated.close();
+  const moved = `${dataDir}-moved`;
+  renameSync(dataDir, moved);
+  const reopened = new SqliteStore(path.join(moved, 'siphon.db'));
+  assert.equal((await reopened.findScraper('alice', 'plants'))?.data.file, path.join(moved, 'scrapers', 'alice', 'plants', '1-aa.sqlite'));
+  await reopened.close();
+});
