@@ -78,7 +78,7 @@ export function summarise(files: string[]): ProfileSummary {
       if (frame.url) add(functions, `${name} ${place(frame.url)}:${frame.lineNumber + 1}`, us);
       else add(functions, calledBy ? `${name} (native) ← ${calledBy.name}` : `${name} (V8)`, us);
       // Native work counts where the JS that asked for it lives.
-      add(places, frame.url ? place(frame.url) : calledBy?.where ?? '(V8: garbage collector, compiler…)', us);
+      add(places, frame.url ? place(frame.url) : (calledBy?.where ?? '(V8: garbage collector, compiler…)'), us);
     }
   }
   const sorted = (m: Map<string, number>) => [...m].map(([name, us]) => ({ name, us })).sort((a, b) => b.us - a.us);
@@ -106,6 +106,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(2);
   }
   const s = summarise(files);
-  process.stdout.write(`${formatTop(`CPU ${(s.totalUs / 1000).toFixed(0)} ms, by function (self time)`, s.functions, s.totalUs, 25, per)}\n\n`);
+  process.stdout.write(
+    `${formatTop(`CPU ${(s.totalUs / 1000).toFixed(0)} ms, by function (self time)`, s.functions, s.totalUs, 25, per)}\n\n`,
+  );
   process.stdout.write(`${formatTop('by place', s.places, s.totalUs, 15, per)}\n`);
 }

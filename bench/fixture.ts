@@ -48,10 +48,16 @@ export function buildFixture(dir: string, rows = fixtureRows): string {
   const insert = db.prepare(`insert into ${fixtureTable} values (?, ?, ?, ?, ?, ?, ?, ?)`);
   db.transaction(() => {
     for (let id = 1; id <= rows; id++) {
-      insert.run(id, Math.floor(rand() * 2_000_000_000) - 1_000_000_000, rand() * 1e6, text(40), text(200),
+      insert.run(
+        id,
+        Math.floor(rand() * 2_000_000_000) - 1_000_000_000,
+        rand() * 1e6,
+        text(40),
+        text(200),
         new Date(day0 + Math.floor(rand() * 4000) * 86_400_000).toISOString().slice(0, 10),
         rand() < 0.3 ? null : `DA/${Math.floor(rand() * 1e5)}/${2015 + Math.floor(rand() * 11)}`,
-        rand() < 0.3 ? null : Math.round(rand() * 1e8) / 100);
+        rand() < 0.3 ? null : Math.round(rand() * 1e8) / 100,
+      );
     }
   })();
   db.close();

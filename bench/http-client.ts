@@ -36,7 +36,10 @@ function countNewlines(chunk: Buffer): number {
  * One GET. A compressed body is kept as it came and decompressed only after its last byte, to count
  * its lines: decompressing while timing would charge the client's work to the server on 2 cores.
  */
-function get(url: string, o: { agent: http.Agent | false; headers?: Record<string, string>; keepBody?: number; countLines?: boolean }): Promise<ExportAnswer> {
+function get(
+  url: string,
+  o: { agent: http.Agent | false; headers?: Record<string, string>; keepBody?: number; countLines?: boolean },
+): Promise<ExportAnswer> {
   return new Promise((resolve) => {
     const started = performance.now();
     let ttfbMs = -1;
@@ -56,8 +59,16 @@ function get(url: string, o: { agent: http.Agent | false; headers?: Record<strin
         newlines = countNewlines(plain);
       }
       resolve({
-        status: res?.statusCode ?? 0, ms, ttfbMs, bytes, newlines, complete, body,
-        headers: res?.headers ?? {}, rawHeaders: res?.rawHeaders ?? [], ...(error ? { error } : {}),
+        status: res?.statusCode ?? 0,
+        ms,
+        ttfbMs,
+        bytes,
+        newlines,
+        complete,
+        body,
+        headers: res?.headers ?? {},
+        rawHeaders: res?.rawHeaders ?? [],
+        ...(error ? { error } : {}),
       });
     };
     const req = http.get(url, { agent: o.agent, headers: o.headers }, (res) => {

@@ -35,16 +35,26 @@ export async function addDownloadRecords(dataDir: string, owner: string, name: s
   try {
     const scraper = (await store.findScraper(owner, name))!;
     const template: Omit<DownloadRecord, 'at'> = {
-      scraperId: scraper.id, accountId: scraper.owner.id, keyId: 1, format: 'json', query: 'select 1',
-      status: 200, rows: 1, bytes: 10, durationMs: 1,
+      scraperId: scraper.id,
+      accountId: scraper.owner.id,
+      keyId: 1,
+      format: 'json',
+      query: 'select 1',
+      status: 200,
+      rows: 1,
+      bytes: 10,
+      durationMs: 1,
     };
     const started = performance.now();
     const dayMs = 24 * 60 * 60 * 1000;
     for (let done = 0; done < records; done += batch) {
       const now = Date.now();
-      await store.recordDownloads(Array.from({ length: Math.min(batch, records - done) }, (_, i) => ({
-        ...template, at: new Date(now - ((done + i) % 120) * dayMs).toISOString(),
-      })));
+      await store.recordDownloads(
+        Array.from({ length: Math.min(batch, records - done) }, (_, i) => ({
+          ...template,
+          at: new Date(now - ((done + i) % 120) * dayMs).toISOString(),
+        })),
+      );
     }
     return performance.now() - started;
   } finally {

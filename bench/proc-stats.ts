@@ -78,7 +78,10 @@ export class MemorySampler {
   peak: number;
   childrenPeak = 0;
 
-  constructor(private readonly pid: number, everyMs = 50) {
+  constructor(
+    private readonly pid: number,
+    everyMs = 50,
+  ) {
     this.before = rssOf(pid);
     this.peak = this.before;
     this.timer = setInterval(() => this.sample(), everyMs);
@@ -86,12 +89,20 @@ export class MemorySampler {
 
   private sample(): void {
     this.peak = Math.max(this.peak, rssOf(this.pid));
-    this.childrenPeak = Math.max(this.childrenPeak, childPids(this.pid).reduce((sum, p) => sum + rssOf(p), 0));
+    this.childrenPeak = Math.max(
+      this.childrenPeak,
+      childPids(this.pid).reduce((sum, p) => sum + rssOf(p), 0),
+    );
   }
 
   stop(): { beforeMb: number; peakMb: number; growthMb: number; childrenPeakMb: number } {
     this.sample();
     clearInterval(this.timer);
-    return { beforeMb: this.before / 1e6, peakMb: this.peak / 1e6, growthMb: (this.peak - this.before) / 1e6, childrenPeakMb: this.childrenPeak / 1e6 };
+    return {
+      beforeMb: this.before / 1e6,
+      peakMb: this.peak / 1e6,
+      growthMb: (this.peak - this.before) / 1e6,
+      childrenPeakMb: this.childrenPeak / 1e6,
+    };
   }
 }

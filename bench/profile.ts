@@ -32,7 +32,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * requests in flight, and Siphon kills the query processes running them, profiles and all.
  */
 async function profiled(o: {
-  dataDir: string; profileDir: string; warmUp: (base: string) => Promise<void>; work: (base: string) => Promise<void>; windowMs?: number;
+  dataDir: string;
+  profileDir: string;
+  warmUp: (base: string) => Promise<void>;
+  work: (base: string) => Promise<void>;
+  windowMs?: number;
 }): Promise<{ main: string[]; queries: string[]; windowMs: number; cpu: Cores }> {
   mkdirSync(o.profileDir, { recursive: true });
   const nodeOptions = `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`;
@@ -47,7 +51,9 @@ async function profiled(o: {
     // place would end them).
     await sleep(2000);
     const pids = [server.pid, ...childPids(server.pid)];
-    const signal = (list: number[]) => { for (const pid of list) process.kill(pid, 'SIGUSR2'); };
+    const signal = (list: number[]) => {
+      for (const pid of list) process.kill(pid, 'SIGUSR2');
+    };
     signal(pids);
     const cpu0 = cpuSnapshot(server.pid);
     const started = performance.now();
@@ -74,14 +80,24 @@ async function profiled(o: {
  * CPU every thread of the process really had (V8's GC helpers and libuv's pool too), so the two
  * differ both ways.
  */
-function report(title: string, files: { main: string[]; queries: string[]; windowMs: number; cpu: Cores }, per: { n: number; unit: string }): string {
+function report(
+  title: string,
+  files: { main: string[]; queries: string[]; windowMs: number; cpu: Cores },
+  per: { n: number; unit: string },
+): string {
   const out = [`## ${title}`];
   const procMs = { main: files.cpu.main * files.windowMs, queries: files.cpu.queryProcesses * files.windowMs };
-  for (const [who, list, cpuMs] of [['main process', files.main, procMs.main], [`query processes (${files.queries.length} profiles)`, files.queries, procMs.queries]] as const) {
+  for (const [who, list, cpuMs] of [
+    ['main process', files.main, procMs.main],
+    [`query processes (${files.queries.length} profiles)`, files.queries, procMs.queries],
+  ] as const) {
     const s = summarise(list);
     const digits = per.n > 100_000 ? 2 : 1;
-    out.push('', `### ${who}: ${(s.totalUs / 1000).toFixed(0)} ms sampled, ${(s.totalUs / per.n).toFixed(digits)} µs per ${per.unit}; ` +
-      `CPU from /proc (all threads): ${cpuMs.toFixed(0)} ms, ${((cpuMs * 1000) / per.n).toFixed(digits)} µs per ${per.unit}`);
+    out.push(
+      '',
+      `### ${who}: ${(s.totalUs / 1000).toFixed(0)} ms sampled, ${(s.totalUs / per.n).toFixed(digits)} µs per ${per.unit}; ` +
+        `CPU from /proc (all threads): ${cpuMs.toFixed(0)} ms, ${((cpuMs * 1000) / per.n).toFixed(digits)} µs per ${per.unit}`,
+    );
     out.push(formatTop('by function (self time):', s.functions, s.totalUs, top, per));
     out.push(formatTop('by place:', s.places, s.totalUs, 12, per));
   }
@@ -101,8 +117,12 @@ async function main(): Promise<void> {
     // The load runs 2 s longer than the profiles, which count the requests of their window at the load's mean rate.
     let load = { requests: 0, wrong: 0, perSecond: 0 };
     const small = await profiled({
-      dataDir: data.dataDir, profileDir: path.join(workDir, 'small'), windowMs: loadSeconds * 1000,
-      warmUp: async (base) => { await runLoad(smallQueryLoad(base, clientKeys, 2), workDir); },
+      dataDir: data.dataDir,
+      profileDir: path.join(workDir, 'small'),
+      windowMs: loadSeconds * 1000,
+      warmUp: async (base) => {
+        await runLoad(smallQueryLoad(base, clientKeys, 2), workDir);
+      },
       work: async (base) => {
         const r = await runLoad(smallQueryLoad(base, clientKeys, loadSeconds + 2), workDir);
         load = { requests: r.requests, wrong: r.wrong + r.socketErrors, perSecond: r.perSecond };
@@ -115,8 +135,11 @@ async function main(): Promise<void> {
     let exportProblem = '';
     const exportUrl = (base: string, sql: string) => `${base}${dataPath('bench/big', 'json', key, sql)}`;
     const json = await profiled({
-      dataDir: data.dataDir, profileDir: path.join(workDir, 'export'),
-      warmUp: async (base) => { await exportOnce(exportUrl(base, `${exportSql} limit 1000`), 'identity'); },
+      dataDir: data.dataDir,
+      profileDir: path.join(workDir, 'export'),
+      warmUp: async (base) => {
+        await exportOnce(exportUrl(base, `${exportSql} limit 1000`), 'identity');
+      },
       work: async (base) => {
         const r = await exportOnce(exportUrl(base, exportSql), 'identity');
         if (r.status !== 200 || r.newlines !== fixtureRows + 1) exportProblem = `status ${r.status}, ${r.newlines} lines`;
@@ -128,7 +151,11 @@ async function main(): Promise<void> {
       `# Siphon CPU profiles, ${new Date().toISOString()}`,
       `Self time per function and per place (a file of ours, an npm package, a part of Node); idle left out.${wrong || exportProblem ? `\nPROBLEMS: ${wrong} wrong answers; export: ${exportProblem}` : ''}`,
       '',
-      report(`Small queries (${connections} connections, ${(small.windowMs / 1000).toFixed(1)} s at ${load.perSecond.toFixed(0)} req/s: ~${requests} requests, json, 10 rows each)`, small, { n: requests, unit: 'request' }),
+      report(
+        `Small queries (${connections} connections, ${(small.windowMs / 1000).toFixed(1)} s at ${load.perSecond.toFixed(0)} req/s: ~${requests} requests, json, 10 rows each)`,
+        small,
+        { n: requests, unit: 'request' },
+      ),
       '',
       report(`One full json export (\`${exportSql}\`, ${fixtureRows} rows)`, json, { n: fixtureRows, unit: 'row' }),
     ].join('\n');

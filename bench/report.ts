@@ -25,12 +25,32 @@ export interface Results {
   date: string;
   machine: { cpus: number; model: string; node: string; platform: string; memoryGb: number; loadAtStart: number; loadAtEnd: number };
   setup: {
-    rows: number; fixtureBytes: number; fixtureMs: number; importMs: number; runs: number; serverFlags: string[];
-    connections: number; wrkThreads: number; warmupSeconds: number; loadSeconds: number;
+    rows: number;
+    fixtureBytes: number;
+    fixtureMs: number;
+    importMs: number;
+    runs: number;
+    serverFlags: string[];
+    connections: number;
+    wrkThreads: number;
+    warmupSeconds: number;
+    loadSeconds: number;
   };
   /** Baselines by the format they are compared with: `sqlite3 -json` for json and ndjson, `-csv` for csv. */
-  exports: { sql: string; baseline: Record<'json' | 'csv' | 'ndjson', number> & { runsMs: Record<'json' | 'csv' | 'ndjson', number[]> }; figures: ExportFigures[] };
-  smallQueries: { sql: string; responseBytes: number; headerBytes: number; siphon: MeasuredLoad; ceiling: MeasuredLoad; checkedCeiling: LoadResult; revalidations: MeasuredLoad };
+  exports: {
+    sql: string;
+    baseline: Record<'json' | 'csv' | 'ndjson', number> & { runsMs: Record<'json' | 'csv' | 'ndjson', number[]> };
+    figures: ExportFigures[];
+  };
+  smallQueries: {
+    sql: string;
+    responseBytes: number;
+    headerBytes: number;
+    siphon: MeasuredLoad;
+    ceiling: MeasuredLoad;
+    checkedCeiling: LoadResult;
+    revalidations: MeasuredLoad;
+  };
   isolation: IsolationResults;
   firstByte: { sql: string; siphonMs: number; inProcessMs: number };
   pageViews: { records: number; recordMs: number; before: ViewTimes; after: ViewTimes };
@@ -39,7 +59,8 @@ export interface Results {
   totalRunMs: number;
 }
 
-const n = (v: number, digits = 0) => (!Number.isFinite(v) ? 'n/a' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const n = (v: number, digits = 0) =>
+  !Number.isFinite(v) ? 'n/a' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : 'n/a');
 const k = (rowsPerSec: number) => `${n(rowsPerSec / 1000)}k rows/s`;
 const rps = (l: LoadResult) => `${n(l.perSecond)} req/s, p99 ${n(l.p99Ms, 1)} ms`;
@@ -66,36 +87,102 @@ export function rows(r: Results): Row[] {
   const fig = (format: string, coding: string) => e.figures.find((f) => f.format === format && f.coding === coding)!;
   const sqliteRate = (format: 'json' | 'csv' | 'ndjson') => r.setup.rows / (e.baseline[format] / 1000);
   const out: Row[] = [
-    ratioRow(`small uncached queries (\`${s.sql}\`, N random)`, rps(s.siphon), `bare node:http, same bytes: ${rps(s.ceiling)}`, s.siphon.perSecond / s.ceiling.perSecond, 0.2),
-    ratioRow('conditional re-requests answered 304', rps(s.revalidations), `the same ceiling: ${n(s.ceiling.perSecond)} req/s`, s.revalidations.perSecond / s.ceiling.perSecond, 0.5),
-    [`CPU during the small queries`, cores(s.siphon.cores), `node:http ceiling: ${s.ceiling.cores.main.toFixed(2)} cores`, '', 'both cores used (> 1.0 together)',
-      s.siphon.cores.main + s.siphon.cores.queryProcesses > 1 ? 'met' : 'NOT MET'],
+    ratioRow(
+      `small uncached queries (\`${s.sql}\`, N random)`,
+      rps(s.siphon),
+      `bare node:http, same bytes: ${rps(s.ceiling)}`,
+      s.siphon.perSecond / s.ceiling.perSecond,
+      0.2,
+    ),
+    ratioRow(
+      'conditional re-requests answered 304',
+      rps(s.revalidations),
+      `the same ceiling: ${n(s.ceiling.perSecond)} req/s`,
+      s.revalidations.perSecond / s.ceiling.perSecond,
+      0.5,
+    ),
+    [
+      `CPU during the small queries`,
+      cores(s.siphon.cores),
+      `node:http ceiling: ${s.ceiling.cores.main.toFixed(2)} cores`,
+      '',
+      'both cores used (> 1.0 together)',
+      s.siphon.cores.main + s.siphon.cores.queryProcesses > 1 ? 'met' : 'NOT MET',
+    ],
   ];
   for (const format of ['json', 'csv', 'ndjson'] as const) {
     const f = fig(format, 'identity');
     const mode = format === 'csv' ? 'csv' : 'json';
-    out.push(ratioRow(`full export, ${format} (${n(f.bytes / 1e6)} MB)`, `${k(f.rowsPerSec)} (${n(f.ms)} ms)`, `\`sqlite3 -${mode}\` to /dev/null: ${k(sqliteRate(format))}`,
-      f.rowsPerSec / sqliteRate(format), format === 'csv' ? 0.7 : 0.8));
+    out.push(
+      ratioRow(
+        `full export, ${format} (${n(f.bytes / 1e6)} MB)`,
+        `${k(f.rowsPerSec)} (${n(f.ms)} ms)`,
+        `\`sqlite3 -${mode}\` to /dev/null: ${k(sqliteRate(format))}`,
+        f.rowsPerSec / sqliteRate(format),
+        format === 'csv' ? 0.7 : 0.8,
+      ),
+    );
   }
   for (const format of ['json', 'csv', 'ndjson'] as const) {
     for (const coding of ['gzip', 'br'] as const) {
       const f = fig(format, coding);
       const id = fig(format, 'identity');
-      out.push(ratioRow(`full export, ${format} ${coding} (${n(f.bytes / 1e6)} MB)`, k(f.rowsPerSec), `${format} identity: ${k(id.rowsPerSec)}`, f.rowsPerSec / id.rowsPerSec, 0.5));
+      out.push(
+        ratioRow(
+          `full export, ${format} ${coding} (${n(f.bytes / 1e6)} MB)`,
+          k(f.rowsPerSec),
+          `${format} identity: ${k(id.rowsPerSec)}`,
+          f.rowsPerSec / id.rowsPerSec,
+          0.5,
+        ),
+      );
     }
   }
   const growth = Math.max(...e.figures.map((f) => f.growthMb));
-  out.push(['server memory growth during a 1M-row export (largest of all)', `+${n(growth)} MB`, '', '', '< 50 MB', growth < 50 ? 'met' : 'NOT MET']);
+  out.push([
+    'server memory growth during a 1M-row export (largest of all)',
+    `+${n(growth)} MB`,
+    '',
+    '',
+    '< 50 MB',
+    growth < 50 ? 'met' : 'NOT MET',
+  ]);
   const iso = r.isolation;
-  out.push([`small queries (${iso.connections} keys) while ${iso.exports.count} full json exports stream`, `p99 ${n(iso.duringExports.p99Ms, 1)} ms`,
-    `alone: p99 ${n(iso.alone.p99Ms, 1)} ms`, x(iso.duringExports.p99Ms / iso.alone.p99Ms), `p99 < ${iso.p99TargetMs} ms`, iso.duringExports.p99Ms < iso.p99TargetMs ? 'met' : 'NOT MET']);
+  out.push([
+    `small queries (${iso.connections} keys) while ${iso.exports.count} full json exports stream`,
+    `p99 ${n(iso.duringExports.p99Ms, 1)} ms`,
+    `alone: p99 ${n(iso.alone.p99Ms, 1)} ms`,
+    x(iso.duringExports.p99Ms / iso.alone.p99Ms),
+    `p99 < ${iso.p99TargetMs} ms`,
+    iso.duringExports.p99Ms < iso.p99TargetMs ? 'met' : 'NOT MET',
+  ]);
   const pv = r.pageViews;
-  out.push([`anonymous scraper page view after ${n(pv.records)} download records`, `median ${n(pv.after.medianMs, 1)} ms, p99 ${n(pv.after.p99Ms, 1)} ms`,
-    `before: median ${n(pv.before.medianMs, 1)} ms`, x(pv.after.medianMs / pv.before.medianMs), '', '']);
+  out.push([
+    `anonymous scraper page view after ${n(pv.records)} download records`,
+    `median ${n(pv.after.medianMs, 1)} ms, p99 ${n(pv.after.p99Ms, 1)} ms`,
+    `before: median ${n(pv.before.medianMs, 1)} ms`,
+    x(pv.after.medianMs / pv.before.medianMs),
+    '',
+    '',
+  ]);
   const fb = r.firstByte;
-  out.push([`first byte of \`${fb.sql}\``, `${n(fb.siphonMs)} ms`, `in-process better-sqlite3: ${n(fb.inProcessMs)} ms`, x(fb.siphonMs / fb.inProcessMs), '', '']);
+  out.push([
+    `first byte of \`${fb.sql}\``,
+    `${n(fb.siphonMs)} ms`,
+    `in-process better-sqlite3: ${n(fb.inProcessMs)} ms`,
+    x(fb.siphonMs / fb.inProcessMs),
+    '',
+    '',
+  ]);
   const kr = r.killRespawn;
-  out.push([`runaway query killed at its limit → next \`select 1\` answered (${kr.flags.join(' ')})`, `${n(kr.recoveryMs)} ms`, `plain select 1: ${n(kr.select1Ms, 1)} ms`, '', '', '']);
+  out.push([
+    `runaway query killed at its limit → next \`select 1\` answered (${kr.flags.join(' ')})`,
+    `${n(kr.recoveryMs)} ms`,
+    `plain select 1: ${n(kr.select1Ms, 1)} ms`,
+    '',
+    '',
+    '',
+  ]);
   return out;
 }
 

@@ -20,15 +20,22 @@ function timed(what: string, rows: number, fn: () => void): void {
   const started = performance.now();
   fn();
   const ms = performance.now() - started;
-  process.stdout.write(`${what.padEnd(62)} ${((ms * 1000) / rows).toFixed(2).padStart(6)} µs/row  ${((rows / ms) * 1000 / 1000).toFixed(0).padStart(5)}k rows/s\n`);
+  process.stdout.write(
+    `${what.padEnd(62)} ${((ms * 1000) / rows).toFixed(2).padStart(6)} µs/row  ${(((rows / ms) * 1000) / 1000).toFixed(0).padStart(5)}k rows/s\n`,
+  );
 }
 
 const dir = tempDir('siphon-row-costs-');
 try {
   const db = new Database(buildFixture(dir), { readonly: true });
   const sql = `select * from ${fixtureTable}`;
-  const columns = db.prepare(sql).columns().map((c) => c.name);
-  const step = (safe: boolean) => () => { for (const row of db.prepare(sql).raw(true).safeIntegers(safe).iterate()) void row; };
+  const columns = db
+    .prepare(sql)
+    .columns()
+    .map((c) => c.name);
+  const step = (safe: boolean) => () => {
+    for (const row of db.prepare(sql).raw(true).safeIntegers(safe).iterate()) void row;
+  };
   const encode = (format: string, bytes: boolean, sink?: (b: Buffer) => void) => () => {
     const f = findFormat(format);
     if (f?.kind !== 'rows') throw new Error(`${format} is not a row format`);
@@ -55,14 +62,18 @@ try {
   process.stdout.write(`${fixtureRows} rows of \`${sql}\`, 8 columns; better-sqlite3 in one process, node ${process.version}\n`);
   timed('SQLite step, raw rows, safeIntegers(false) (numbers)', fixtureRows, step(false));
   timed('SQLite step, raw rows, safeIntegers(true) (BigInt), as Siphon', fixtureRows, step(true));
-  timed('+ json encoder (Siphon\'s), 256-row batches', fixtureRows, encode('json', false));
+  timed("+ json encoder (Siphon's), 256-row batches", fixtureRows, encode('json', false));
   timed('+ Buffer.from per 64 KB of text', fixtureRows, encode('json', true));
   timed('csv encoder instead, + Buffer.from', fixtureRows, encode('csv', true));
   const chunks: Buffer[] = [];
   encode('json', true, (b) => chunks.push(b))();
   // One call per chunk stands for Siphon's flush per chunk: the same work, less the kept dictionary.
-  timed('json chunks through gzipSync level 6, one call per chunk', fixtureRows, () => { for (const c of chunks) zlib.gzipSync(c, { level: 6 }); });
-  timed('json chunks through gzipSync level 1, one call per chunk', fixtureRows, () => { for (const c of chunks) zlib.gzipSync(c, { level: 1 }); });
+  timed('json chunks through gzipSync level 6, one call per chunk', fixtureRows, () => {
+    for (const c of chunks) zlib.gzipSync(c, { level: 6 });
+  });
+  timed('json chunks through gzipSync level 1, one call per chunk', fixtureRows, () => {
+    for (const c of chunks) zlib.gzipSync(c, { level: 1 });
+  });
   for (const quality of [4, 1]) {
     timed(`json chunks through brotliCompressSync quality ${quality}, per chunk`, fixtureRows, () => {
       for (const c of chunks) zlib.brotliCompressSync(c, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality } });

@@ -54,8 +54,13 @@ function sqliteCli(mode: 'json' | 'csv', file: string, sql: string): Promise<num
   return new Promise((resolve, reject) => {
     const devNull = openSync('/dev/null', 'w');
     const started = performance.now();
-    const child = spawn('sqlite3', [`-${mode}`, ...(mode === 'csv' ? ['-header'] : []), file, sql], { stdio: ['ignore', devNull, 'inherit'] });
-    child.on('error', (err) => { closeSync(devNull); reject(new Error(`sqlite3 is needed for the export baseline (apt-get install -y sqlite3): ${err.message}`)); });
+    const child = spawn('sqlite3', [`-${mode}`, ...(mode === 'csv' ? ['-header'] : []), file, sql], {
+      stdio: ['ignore', devNull, 'inherit'],
+    });
+    child.on('error', (err) => {
+      closeSync(devNull);
+      reject(new Error(`sqlite3 is needed for the export baseline (apt-get install -y sqlite3): ${err.message}`));
+    });
     child.on('close', (code) => {
       closeSync(devNull);
       if (code === 0) resolve(performance.now() - started);
@@ -89,8 +94,15 @@ async function main(): Promise<void> {
   const problems: string[] = [];
   const workDir = tempDir('siphon-bench-');
   const running = new Set<ServerProcess>();
-  const started = async (p: Promise<ServerProcess>) => { const s = await p; running.add(s); return s; };
-  const stop = async (s: ServerProcess) => { running.delete(s); await s.stop(); };
+  const started = async (p: Promise<ServerProcess>) => {
+    const s = await p;
+    running.add(s);
+    return s;
+  };
+  const stop = async (s: ServerProcess) => {
+    running.delete(s);
+    await s.stop();
+  };
   try {
     // 1. Fresh data, registered through the catalog before the server starts; one key per client.
     const clientNames = Array.from({ length: connections }, (_, i) => `client${i}`);
@@ -99,7 +111,9 @@ async function main(): Promise<void> {
     const [key, ...otherKeys] = data.keys as [string, ...string[]];
     const exportKeys = otherKeys.slice(0, 2);
     const clientKeys = otherKeys.slice(2);
-    progress(`fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms, imported in ${importMs.toFixed(0)} ms`);
+    progress(
+      `fixture: ${fixtureRows} rows, ${(fixtureBytes / 1e6).toFixed(0)} MB in ${fixtureMs.toFixed(0)} ms, imported in ${importMs.toFixed(0)} ms`,
+    );
 
     let siphon = await started(startSiphon(dataDir, serverFlags));
     const url = (format: string, sql: string, k = key) => `${siphon.base}${dataPath('bench/big', format, k, sql)}`;
@@ -133,24 +147,44 @@ async function main(): Promise<void> {
           ms.push(r.ms);
           bytes = r.bytes;
           growthMb = Math.max(growthMb, memory.growthMb);
-          progress(`${format} ${coding}: ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, server rss +${memory.growthMb.toFixed(0)} MB, ` +
-            `cores ${cores.main.toFixed(2)} main / ${cores.queryProcesses.toFixed(2)} query${failures.length ? ' FAILED' : ''}`);
-          if (i === runs - 1) exports.push({ format, coding, ok, ms: median(ms), rowsPerSec: fixtureRows / (median(ms) / 1000), bytes, growthMb, cores, runsMs: ms });
+          progress(
+            `${format} ${coding}: ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, server rss +${memory.growthMb.toFixed(0)} MB, ` +
+              `cores ${cores.main.toFixed(2)} main / ${cores.queryProcesses.toFixed(2)} query${failures.length ? ' FAILED' : ''}`,
+          );
+          if (i === runs - 1)
+            exports.push({
+              format,
+              coding,
+              ok,
+              ms: median(ms),
+              rowsPerSec: fixtureRows / (median(ms) / 1000),
+              bytes,
+              growthMb,
+              cores,
+              runsMs: ms,
+            });
         }
       }
     }
 
     // 3. Small queries: N varies per request, one key per connection, against the bare node:http ceiling.
     const template = smallQueryPath;
-    const [sample] = await chain([`${siphon.base}${template.replace('{id}', '500000').replace('{key}', encodeURIComponent(key))}`], 1 << 20);
+    const [sample] = await chain(
+      [`${siphon.base}${template.replace('{id}', '500000').replace('{key}', encodeURIComponent(key))}`],
+      1 << 20,
+    );
     const sampleRows = sample!.body.split(rowMarker).length - 1;
-    if (sample!.status !== 200 || sampleRows !== 10) throw new Error(`small query: status ${sample!.status}, ${sampleRows} rows: ${sample!.body.slice(0, 300)}`);
+    if (sample!.status !== 200 || sampleRows !== 10)
+      throw new Error(`small query: status ${sample!.status}, ${sampleRows} rows: ${sample!.body.slice(0, 300)}`);
     const recorded: RecordedResponse = {
-      status: sample!.status, body: sample!.body, chunked: sample!.headers['transfer-encoding'] === 'chunked',
+      status: sample!.status,
+      body: sample!.body,
+      chunked: sample!.headers['transfer-encoding'] === 'chunked',
       headers: [],
     };
     for (let i = 0; i < sample!.rawHeaders.length; i += 2) {
-      if (!nodeWrittenHeaders.has(sample!.rawHeaders[i]!.toLowerCase())) recorded.headers.push([sample!.rawHeaders[i]!, sample!.rawHeaders[i + 1]!]);
+      if (!nodeWrittenHeaders.has(sample!.rawHeaders[i]!.toLowerCase()))
+        recorded.headers.push([sample!.rawHeaders[i]!, sample!.rawHeaders[i + 1]!]);
     }
     const responseFile = path.join(workDir, 'small-response.json');
     writeFileSync(responseFile, JSON.stringify(recorded));
@@ -160,7 +194,8 @@ async function main(): Promise<void> {
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
       const r = await runLoad(spec, workDir);
-      if (r.wrong || r.socketErrors) problems.push(`load on ${server.base}: ${r.wrong} wrong answers (first: ${r.firstWrong}), ${r.socketErrors} socket errors`);
+      if (r.wrong || r.socketErrors)
+        problems.push(`load on ${server.base}: ${r.wrong} wrong answers (first: ${r.firstWrong}), ${r.socketErrors} socket errors`);
       return { ...r, cores: cpuBetween(cpu0, cpuSnapshot(server.pid)) };
     };
     progress(`small queries: ${connections} connections, ${warmupSeconds} s warm-up + ${loadSeconds} s, ${sample!.bytes}-byte bodies`);
@@ -170,26 +205,36 @@ async function main(): Promise<void> {
     const fixedPath = template.replace('{id}', '500000');
     const etag = sample!.headers.etag;
     if (!etag) throw new Error('the small query came without an ETag');
-    const revalidations = await measured(siphon, load(siphon.base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etag }, expectStatus: 304, expectRows: undefined }));
+    const revalidations = await measured(
+      siphon,
+      load(siphon.base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etag }, expectStatus: 304, expectRows: undefined }),
+    );
     progress(`304s: siphon ${revalidations.perSecond.toFixed(0)}/s p99 ${revalidations.p99Ms.toFixed(1)} ms`);
     const bare = await started(startBareServer(responseFile));
     const [bareSample] = await chain([`${bare.base}/`], 1 << 20);
     if (bareSample!.body !== sample!.body || headerBlockBytes(bareSample!.rawHeaders) !== headerBytes) {
-      problems.push(`the bare server's answer differs from Siphon's: ${bareSample!.bytes} body bytes and ${headerBlockBytes(bareSample!.rawHeaders)} header bytes, not ${sample!.bytes} and ${headerBytes}`);
+      problems.push(
+        `the bare server's answer differs from Siphon's: ${bareSample!.bytes} body bytes and ${headerBlockBytes(bareSample!.rawHeaders)} header bytes, not ${sample!.bytes} and ${headerBytes}`,
+      );
     }
     // The ratios are taken against the unchecked ceiling (the higher one); the checked one shows what checking costs wrk.
     const ceiling = await measured(bare, load(bare.base, { check: false }));
     const checkedCeiling = await runLoad(load(bare.base, {}), workDir);
     await stop(bare);
-    progress(`small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`);
+    progress(
+      `small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`,
+    );
 
     // 4. Isolation: small queries from 4 keys, alone and during four json exports from two other keys.
     progress('isolation: small queries alone, then during four json exports');
     const isolation = await measureIsolation({
-      load: load(siphon.base, {}), workDir,
+      load: load(siphon.base, {}),
+      workDir,
       exportUrls: [0, 0, 1, 1].map((k) => url('json', exportSql, exportKeys[k]!)),
     });
-    for (const l of [isolation.alone, isolation.duringExports]) if (l.wrong || l.socketErrors) problems.push(`isolation: ${l.wrong} wrong answers (${l.firstWrong}), ${l.socketErrors} socket errors`);
+    for (const l of [isolation.alone, isolation.duringExports])
+      if (l.wrong || l.socketErrors)
+        problems.push(`isolation: ${l.wrong} wrong answers (${l.firstWrong}), ${l.socketErrors} socket errors`);
     if (!isolation.exports.allComplete) problems.push('isolation: an export was cut short');
     if (!isolation.exports.stillRunningAtEnd) problems.push('isolation: the exports ended before the small-query load did');
     progress(`isolation: p99 alone ${isolation.alone.p99Ms.toFixed(1)} ms, during exports ${isolation.duringExports.p99Ms.toFixed(1)} ms`);
@@ -212,7 +257,9 @@ async function main(): Promise<void> {
     siphon = await started(startSiphon(dataDir, serverFlags));
     const viewsAfter = await viewTimes(`${siphon.base}/bench/big`);
     for (const st of [...viewsBefore.statuses, ...viewsAfter.statuses]) if (st !== 200) problems.push(`page view: status ${st}`);
-    progress(`page views: median ${viewsBefore.medianMs.toFixed(1)} ms before, ${viewsAfter.medianMs.toFixed(1)} ms after (records written in ${recordMs.toFixed(0)} ms)`);
+    progress(
+      `page views: median ${viewsBefore.medianMs.toFixed(1)} ms before, ${viewsAfter.medianMs.toFixed(1)} ms after (records written in ${recordMs.toFixed(0)} ms)`,
+    );
     await stop(siphon);
 
     // 7. Kill and respawn: a second server, one query process, a 200 ms limit.
@@ -250,16 +297,40 @@ async function main(): Promise<void> {
     const results: Results = {
       date: new Date().toISOString(),
       machine: {
-        cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version,
-        platform: `${os.platform()} ${os.release()}`, memoryGb: os.totalmem() / 2 ** 30, loadAtStart, loadAtEnd: os.loadavg()[0]!,
+        cpus: os.cpus().length,
+        model: os.cpus()[0]?.model ?? 'unknown',
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+        memoryGb: os.totalmem() / 2 ** 30,
+        loadAtStart,
+        loadAtEnd: os.loadavg()[0]!,
       },
-      setup: { rows: fixtureRows, fixtureBytes, fixtureMs, importMs, runs, serverFlags, connections, wrkThreads, warmupSeconds, loadSeconds },
+      setup: {
+        rows: fixtureRows,
+        fixtureBytes,
+        fixtureMs,
+        importMs,
+        runs,
+        serverFlags,
+        connections,
+        wrkThreads,
+        warmupSeconds,
+        loadSeconds,
+      },
       exports: {
         sql: exportSql,
         baseline: { json: median(baselineMs.json), csv: median(baselineMs.csv), ndjson: median(baselineMs.ndjson), runsMs: baselineMs },
         figures: exports,
       },
-      smallQueries: { sql: smallSql, responseBytes: sample!.bytes, headerBytes, siphon: smallSiphon, ceiling, checkedCeiling, revalidations },
+      smallQueries: {
+        sql: smallSql,
+        responseBytes: sample!.bytes,
+        headerBytes,
+        siphon: smallSiphon,
+        ceiling,
+        checkedCeiling,
+        revalidations,
+      },
       isolation,
       firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc) },
       pageViews: { records: 1_000_000, recordMs, before: viewsBefore, after: viewsAfter },

@@ -48,7 +48,9 @@ export function checkWrk(): void {
   } catch (err) {
     // wrk --version exits 1 after printing its version; only a missing binary is fatal.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('the benchmark needs wrk, an HTTP load generator: apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)', { cause: err });
+      throw new Error('the benchmark needs wrk, an HTTP load generator: apt-get install -y wrk (Debian/Ubuntu), brew install wrk (macOS)', {
+        cause: err,
+      });
     }
   }
 }
@@ -71,7 +73,9 @@ end
 `;
 
 function script(spec: LoadSpec): string {
-  const headers = Object.entries(spec.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`).join('\n');
+  const headers = Object.entries(spec.headers ?? {})
+    .map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`)
+    .join('\n');
   return `
 local keys = { ${spec.keys.map(lua).join(', ')} }
 local template = ${lua(spec.pathTemplate)}
@@ -129,21 +133,50 @@ end
 export function runLoad(spec: LoadSpec, workDir: string): Promise<LoadResult> {
   const file = path.join(workDir, `load-${process.hrtime.bigint()}.lua`);
   writeFileSync(file, script(spec));
-  const args = ['-t', String(spec.threads), '-c', String(spec.connections), '-d', `${spec.seconds}s`, '--timeout', '10s', '-s', file, spec.base];
+  const args = [
+    '-t',
+    String(spec.threads),
+    '-c',
+    String(spec.connections),
+    '-d',
+    `${spec.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    file,
+    spec.base,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => { out += s; });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => { out += s; });
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       const m = /^RESULT (.*)$/m.exec(out);
       if (code !== 0 || !m) return reject(new Error(`wrk failed (${code}): ${out}`));
       // %q escapes a newline as "\\\n", which JSON does not read.
-      const r = JSON.parse(m[1]!.replace(/\\\n/g, '\\n')) as { requests: number; durationUs: number; p50Us: number; p99Us: number; wrong: number; socketErrors: number; firstWrong: string };
+      const r = JSON.parse(m[1]!.replace(/\\\n/g, '\\n')) as {
+        requests: number;
+        durationUs: number;
+        p50Us: number;
+        p99Us: number;
+        wrong: number;
+        socketErrors: number;
+        firstWrong: string;
+      };
       resolve({
-        requests: r.requests, perSecond: r.requests / (r.durationUs / 1e6), p50Ms: r.p50Us / 1000, p99Ms: r.p99Us / 1000,
-        wrong: r.wrong, firstWrong: r.firstWrong, socketErrors: r.socketErrors,
+        requests: r.requests,
+        perSecond: r.requests / (r.durationUs / 1e6),
+        p50Ms: r.p50Us / 1000,
+        p99Ms: r.p99Us / 1000,
+        wrong: r.wrong,
+        firstWrong: r.firstWrong,
+        socketErrors: r.socketErrors,
       });
     });
   });

@@ -50,11 +50,14 @@ function missingOptions() {
 function defineLines() {
   const gypi = readFileSync(path.join(moduleDir, 'deps', 'defines.gypi'), 'utf8');
   const theirs = [...gypi.matchAll(/'([A-Z0-9_]+(?:=[^']*)?)'/g)].map((m) => m[1]);
-  if (!theirs.includes('SQLITE_DQS=0')) throw new Error('deps/defines.gypi of better-sqlite3 no longer has SQLITE_DQS=0: check this script against it');
-  const merged = new Map(theirs.map((d) => {
-    const [name, value = '1'] = d.split('=');
-    return [name, value];
-  }));
+  if (!theirs.includes('SQLITE_DQS=0'))
+    throw new Error('deps/defines.gypi of better-sqlite3 no longer has SQLITE_DQS=0: check this script against it');
+  const merged = new Map(
+    theirs.map((d) => {
+      const [name, value = '1'] = d.split('=');
+      return [name, value];
+    }),
+  );
   for (const [name, value] of Object.entries(options)) merged.set(name, value);
   return [...merged].map(([name, value]) => `#define ${name} ${value}`);
 }
@@ -63,8 +66,10 @@ function defineLines() {
 function writeAmalgamation() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'siphon-sqlite3-'));
   const source = path.join(moduleDir, 'deps', 'sqlite3');
-  writeFileSync(path.join(dir, 'sqlite3.c'),
-    `/* Siphon's build options (scripts/build-sqlite.mjs) */\n${defineLines().join('\n')}\n\n${readFileSync(path.join(source, 'sqlite3.c'), 'utf8')}`);
+  writeFileSync(
+    path.join(dir, 'sqlite3.c'),
+    `/* Siphon's build options (scripts/build-sqlite.mjs) */\n${defineLines().join('\n')}\n\n${readFileSync(path.join(source, 'sqlite3.c'), 'utf8')}`,
+  );
   copyFileSync(path.join(source, 'sqlite3.h'), path.join(dir, 'sqlite3.h'));
   return dir;
 }

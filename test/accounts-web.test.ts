@@ -37,13 +37,23 @@ describe('an open server on http', () => {
       [{ name: 'no spaces allowed' }, 400, 'SIPHON_ERR_NAME_INVALID'],
       [{ name: 'docs' }, 400, 'SIPHON_ERR_NAME_INVALID'],
       // The site's own pages: an account of that name would have its page hidden behind them.
-      ...['account', 'Login', 'signup', 'logout'].map((name): [Record<string, string>, number, string] => [{ name }, 400, 'SIPHON_ERR_NAME_INVALID']),
+      ...['account', 'Login', 'signup', 'logout'].map((name): [Record<string, string>, number, string] => [
+        { name },
+        400,
+        'SIPHON_ERR_NAME_INVALID',
+      ]),
       [{ name: 'carol', password: 'short', password2: 'short' }, 400, 'SIPHON_ERR_PASSWORD_INVALID'],
       [{ name: 'carol', password2: 'something else entirely' }, 400, 'SIPHON_ERR_PASSWORDS_DIFFER'],
       [{ name: 'carol', email: 'not an address' }, 400, 'SIPHON_ERR_EMAIL_INVALID'],
     ];
     for (const [fields, status, code] of cases) {
-      const res = await client.post('/signup', { _csrf: await client.token('/signup'), name: '', password, password2: password, ...fields });
+      const res = await client.post('/signup', {
+        _csrf: await client.token('/signup'),
+        name: '',
+        password,
+        password2: password,
+        ...fields,
+      });
       assert.equal(res.status, status, code);
       assert.equal(res.headers.get('siphon-error-code'), code);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
@@ -56,7 +66,7 @@ describe('an open server on http', () => {
     assert.equal(again.headers.get('siphon-error-code'), 'SIPHON_ERR_ACCOUNT_EXISTS');
   });
 
-  test('a form POST without its token, or with another browser\'s, is refused (403) and changes nothing', async () => {
+  test("a form POST without its token, or with another browser's, is refused (403) and changes nothing", async () => {
     const dave = new WebClient(server.base);
     assert.equal((await signUp(dave, 'dave')).status, 303);
     const other = new WebClient(server.base);
@@ -64,15 +74,23 @@ describe('an open server on http', () => {
     const account = (await server.store.findAccount('dave'))!;
     for (const token of [undefined, '', othersToken]) {
       const fields: Record<string, string> = token === undefined ? {} : { _csrf: token };
-      const forms: [string, Record<string, string>][] = [['/account/keys', { label: 'x' }],
-        ['/account/password', { current: password, password: 'another good password', password2: 'another good password' }], ['/logout', {}]];
+      const forms: [string, Record<string, string>][] = [
+        ['/account/keys', { label: 'x' }],
+        ['/account/password', { current: password, password: 'another good password', password2: 'another good password' }],
+        ['/logout', {}],
+      ];
       for (const [path, body] of forms) {
         const res = await dave.post(path, { ...fields, ...body });
         assert.equal(res.status, 403, `${path} with ${JSON.stringify(token)}`);
         assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_CSRF');
         assert.match(await res.text(), /Reload the page and send it again/);
       }
-      const signup = await (token === othersToken ? dave : new WebClient(server.base)).post('/signup', { ...fields, name: 'mallory', password, password2: password });
+      const signup = await (token === othersToken ? dave : new WebClient(server.base)).post('/signup', {
+        ...fields,
+        name: 'mallory',
+        password,
+        password2: password,
+      });
       assert.equal(signup.status, 403);
     }
     assert.deepEqual(await server.store.listKeys(account.id), [], 'no key was made');
@@ -119,34 +137,59 @@ describe('an open server on http', () => {
     assert.doesNotMatch(line, /; Secure/i);
     const expires = Date.parse(/Expires=([^;]+)/.exec(line)![1]!);
     assert.ok(Math.abs(expires - (start + server.config.sessionLifetimeMs)) < 60_000, 'expires with the session lifetime');
-    assert.match(client.setCookies.find((c) => c.startsWith('_csrf='))!, /; HttpOnly; SameSite=Lax/);
+    assert.match(
+      client.setCookies.find((c) => c.startsWith('_csrf='))!,
+      /; HttpOnly; SameSite=Lax/,
+    );
   });
 
   test('a session cookie alone reads no data and publishes nothing: only keys do', async () => {
     await accountWithPassword(server, 'heidi');
     const client = new WebClient(server.base);
     await client.logIn('heidi', password);
-    const db = (await import('./helpers/fixture-db.js')).makeDb(server.dataDir, 'h.sqlite', 'create table t (x); insert into t values (1);');
+    const db = (await import('./helpers/fixture-db.js')).makeDb(
+      server.dataDir,
+      'h.sqlite',
+      'create table t (x); insert into t values (1);',
+    );
     await server.catalog.addScraper('heidi/own', db, { isPrivate: true, description: '' });
     const cookie = client.cookieHeader();
-    for (const [method, path] of [['GET', '/heidi/own/data.json?query=select+1'], ['POST', '/heidi/own/data.json'], ['PUT', '/heidi/own/data.sqlite']]) {
-      const res = await fetch(`${server.base}${path}`, { method, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: method === 'GET' ? undefined : 'query=select+1' });
+    for (const [method, path] of [
+      ['GET', '/heidi/own/data.json?query=select+1'],
+      ['POST', '/heidi/own/data.json'],
+      ['PUT', '/heidi/own/data.sqlite'],
+    ]) {
+      const res = await fetch(`${server.base}${path}`, {
+        method,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: method === 'GET' ? undefined : 'query=select+1',
+      });
       assert.equal(res.status, 401, `${method} ${path}`);
       assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_KEY_MISSING');
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
     }
   });
 
-  test('changing the password logs out the account\'s other sessions, and needs the current one', async () => {
+  test("changing the password logs out the account's other sessions, and needs the current one", async () => {
     await accountWithPassword(server, 'ivan');
     const [here, there] = [new WebClient(server.base), new WebClient(server.base)];
     await here.logIn('ivan', password);
     await there.logIn('ivan', password);
     const token = await here.token('/account');
-    const wrong = await here.post('/account/password', { _csrf: token, current: 'not the password', password: 'a brand new password', password2: 'a brand new password' });
+    const wrong = await here.post('/account/password', {
+      _csrf: token,
+      current: 'not the password',
+      password: 'a brand new password',
+      password2: 'a brand new password',
+    });
     assert.equal(wrong.status, 401);
     assert.equal(wrong.headers.get('siphon-error-code'), 'SIPHON_ERR_SIGN_IN_FAILED');
-    const res = await here.post('/account/password', { _csrf: token, current: password, password: 'a brand new password', password2: 'a brand new password' });
+    const res = await here.post('/account/password', {
+      _csrf: token,
+      current: password,
+      password: 'a brand new password',
+      password2: 'a brand new password',
+    });
     assert.equal(res.status, 200);
     assert.equal((await here.get('/account')).status, 200, 'this session stays');
     const elsewhere = await there.get('/account');
@@ -157,7 +200,12 @@ describe('an open server on http', () => {
 
   test('a sign-in goes on to a path of this site only', async () => {
     await accountWithPassword(server, 'judy');
-    for (const [next, to] of [['/docs', '/docs'], ['//evil.example/x', '/account'], ['https://evil.example', '/account'], ['/\\evil.example', '/account']]) {
+    for (const [next, to] of [
+      ['/docs', '/docs'],
+      ['//evil.example/x', '/account'],
+      ['https://evil.example', '/account'],
+      ['/\\evil.example', '/account'],
+    ]) {
       const client = new WebClient(server.base);
       const res = await client.post('/login', { _csrf: await client.token('/login'), name: 'judy', password, next: next! });
       assert.equal(res.headers.get('location'), to, next);
@@ -168,7 +216,12 @@ describe('an open server on http', () => {
 describe('a server with an https public URL and sign-ups closed', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ publicUrl: 'https://data.example.org', signup: 'closed', loginFailuresPerAddress: 4, sessionLifetimeMs: 1500 });
+    server = await startServer({
+      publicUrl: 'https://data.example.org',
+      signup: 'closed',
+      loginFailuresPerAddress: 4,
+      sessionLifetimeMs: 1500,
+    });
   });
   after(() => server.close());
 
@@ -198,8 +251,12 @@ describe('a server with an https public URL and sign-ups closed', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.equal((await client.get('/account')).headers.get('location'), '/login?next=/account');
-    assert.equal(await server.store.findSession(sessionIdHash(id), new Date(0).toISOString()) !== undefined, true, 'kept until the sweep');
-    assert.ok(await server.store.removeExpiredSessions(new Date().toISOString()) >= 1);
+    assert.equal(
+      (await server.store.findSession(sessionIdHash(id), new Date(0).toISOString())) !== undefined,
+      true,
+      'kept until the sweep',
+    );
+    assert.ok((await server.store.removeExpiredSessions(new Date().toISOString())) >= 1);
     assert.equal(await server.store.findSession(sessionIdHash(id), new Date(0).toISOString()), undefined, 'removed');
   });
 
@@ -262,7 +319,11 @@ describe("an owner's forms", () => {
   before(async () => {
     server = await startServer({ maxPublishBytes: publishLimit });
     await accountWithPassword(server, 'alice');
-    const db = (await import('./helpers/fixture-db.js')).makeDb(server.dataDir, 'a.sqlite', 'create table t (x); insert into t values (1);');
+    const db = (await import('./helpers/fixture-db.js')).makeDb(
+      server.dataDir,
+      'a.sqlite',
+      'create table t (x); insert into t values (1);',
+    );
     await server.catalog.addScraper('alice/things', db, { isPrivate: true, description: 'Things' });
     alice = new WebClient(server.base);
     await alice.logIn('alice', password);
@@ -274,7 +335,12 @@ describe("an owner's forms", () => {
     const form = new FormData();
     if (token !== undefined) form.append('_csrf', token);
     if (file) form.append('db', new Blob([new Uint8Array(file)]), 'data.sqlite');
-    return fetch(`${server.base}/alice/things/publish`, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: client.cookieHeader(), accept: 'text/html' } });
+    return fetch(`${server.base}/alice/things/publish`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+      headers: { cookie: client.cookieHeader(), accept: 'text/html' },
+    });
   }
   const version = async () => (await server.store.findScraper('alice', 'things'))!.data.version;
 

@@ -44,7 +44,7 @@ test('every data response of a key carries RateLimit-* headers; past the limit, 
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
     assert.equal(refused.headers.get('ratelimit-remaining'), '0');
-    assert.match((await refused.json() as { error: string }).error, /more than 3 requests in a minute/);
+    assert.match(((await refused.json()) as { error: string }).error, /more than 3 requests in a minute/);
     // Another key has its own count.
     const { key: other } = await limited.catalog.addUser('carol');
     assert.equal((await fetch(dataUrl(limited.base, 'bob/n', 'json', { key: other, query: 'select 1' }))).status, 200);
@@ -66,11 +66,11 @@ test('a full queue answers 503 at once; a query waiting past the queue timeout g
     const full = await fetch(at(keys[2]!, 'select 1'));
     assert.equal(full.status, 503);
     assert.ok(Number(full.headers.get('retry-after')) > 0);
-    assert.match((await full.json() as { error: string }).error, /Too many queries are waiting/);
+    assert.match(((await full.json()) as { error: string }).error, /Too many queries are waiting/);
     const timedOut = await waiting;
     assert.equal(timedOut.status, 503);
     assert.ok(Number(timedOut.headers.get('retry-after')) > 0);
-    assert.match((await timedOut.json() as { error: string }).error, /waited 0.5 s/);
+    assert.match(((await timedOut.json()) as { error: string }).error, /waited 0.5 s/);
     assert.equal((await running).status, 400);
   } finally {
     await busy.close();
@@ -79,12 +79,21 @@ test('a full queue answers 503 at once; a query waiting past the queue timeout g
 
 test('a response still going after --max-response-seconds is cut short, and its spool given back', async () => {
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    http.get(url('select * from big'), (r) => { r.pause(); resolve(r); }).on('error', reject);
+    http
+      .get(url('select * from big'), (r) => {
+        r.pause();
+        resolve(r);
+      })
+      .on('error', reject);
   });
   assert.equal(res.statusCode, 200);
   // Read a trickle, never idle for long, for longer than the 1.5 s lifetime.
   let bytes = 0;
-  res.on('data', (c: Buffer) => { bytes += c.length; res.pause(); setTimeout(() => res.resume(), 50); });
+  res.on('data', (c: Buffer) => {
+    bytes += c.length;
+    res.pause();
+    setTimeout(() => res.resume(), 50);
+  });
   const complete = await new Promise<boolean>((resolve) => {
     res.on('end', () => resolve(res.complete));
     res.on('aborted', () => resolve(false));
@@ -103,7 +112,9 @@ test('one 60 MB value streams whole', async (t) => {
   t.after(() => roomy.close());
   const { key: k } = await roomy.catalog.addUser('alice');
   await addTinyScraper(roomy, 'alice/n');
-  const res = await fetch(dataUrl(roomy.base, 'alice/n', 'json', { key: k, query: 'select length(zeroblob(60000000)) as n, zeroblob(60000000) as b' }));
+  const res = await fetch(
+    dataUrl(roomy.base, 'alice/n', 'json', { key: k, query: 'select length(zeroblob(60000000)) as n, zeroblob(60000000) as b' }),
+  );
   assert.equal(res.status, 200);
   const body = Buffer.from(await res.arrayBuffer());
   const rows = JSON.parse(body.toString()) as { n: number; b: string }[];
@@ -115,7 +126,10 @@ test('an exception in our own code in a query process is a logged 500, not a 400
   const scraper = (await server.store.findScraper('alice', 'big'))!;
   // A job no route would send: a file format run as rows. The query process fails it as its own fault.
   const run = server.pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: 'select 1', format: 'sqlite', options: {} }, 'test');
-  const failure = await new Promise<unknown>((resolve) => { run.on('error', resolve); run.resume(); });
+  const failure = await new Promise<unknown>((resolve) => {
+    run.on('error', resolve);
+    run.resume();
+  });
   assert.ok(failure instanceof QueryFailed);
   assert.equal(failure.failure.kind, 'internal');
   assert.equal(errorForQuery(failure.failure).status, 500);
@@ -141,18 +155,28 @@ test('a temp-file bomb fails with SIPHON_ERR_QUERY_RESOURCES and never fills the
   const small = await startServer({ dataDir, queryProcesses: 1, queryTempMb: 16, queryTimeoutMs: 30_000 });
   try {
     const { key: k } = await small.catalog.addUser('bomber');
-    const file = makeDb(dataDir, 'rows.sqlite', `
+    const file = makeDb(
+      dataDir,
+      'rows.sqlite',
+      `
       create table r (id integer primary key);
-      with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000) insert into r select x from c;`);
+      with recursive c(x) as (select 1 union all select x + 1 from c where x < 100000) insert into r select x from c;`,
+    );
     await small.catalog.addScraper('bomber/r', file, { isPrivate: false, description: '' });
     let leastFree = Infinity;
-    const sampler = setInterval(() => { const s = statfsSync(tmp); leastFree = Math.min(leastFree, s.bavail * s.bsize); }, 5);
-    const res = await fetch(dataUrl(small.base, 'bomber/r', 'json', {
-      key: k, query: 'select count(distinct b) from (select randomblob(2000) as b from r)',
-    }));
+    const sampler = setInterval(() => {
+      const s = statfsSync(tmp);
+      leastFree = Math.min(leastFree, s.bavail * s.bsize);
+    }, 5);
+    const res = await fetch(
+      dataUrl(small.base, 'bomber/r', 'json', {
+        key: k,
+        query: 'select count(distinct b) from (select randomblob(2000) as b from r)',
+      }),
+    );
     clearInterval(sampler);
     assert.equal(res.status, 400);
-    assert.match((await res.json() as { error: string }).error, /temporary disk/);
+    assert.match(((await res.json()) as { error: string }).error, /temporary disk/);
     assert.ok(leastFree > 16 * 2 ** 20, `the tmpfs kept room: ${leastFree} bytes free at the least`);
     // The process that failed is fine for the next query.
     assert.equal((await fetch(dataUrl(small.base, 'bomber/r', 'json', { key: k, query: 'select count(*) from r' }))).status, 200);

@@ -24,7 +24,9 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
   const sources: { what: string; html: string }[] = [];
   const keysMade: string[] = [];
 
-  const source = async (what: string) => { sources.push({ what, html: await page.content() }); };
+  const source = async (what: string) => {
+    sources.push({ what, html: await page.content() });
+  };
   const submit = async (selector: string) => {
     const [response] = await Promise.all([page.waitForEvent('framenavigated').then(() => page.waitForLoadState()), page.click(selector)]);
     return response;
@@ -34,8 +36,11 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     ({ server, key: aliceKey } = await startPlanningServer('Planning'));
     const alice = (await server.store.findAccount('alice'))!;
     await server.store.setPasswordHash(alice.id, await hashPassword(password));
-    await server.catalog.addScraper('alice/secret', makeDb(server.dataDir, 'secret.sqlite',
-      "create table data (x text); insert into data values ('hidden');"), { isPrivate: true, description: 'Not for everyone' });
+    await server.catalog.addScraper(
+      'alice/secret',
+      makeDb(server.dataDir, 'secret.sqlite', "create table data (x text); insert into data values ('hidden');"),
+      { isPrivate: true, description: 'Not for everyone' },
+    );
     browser = await launchBrowser();
     watched = await openPage(browser);
     page = watched.page;
@@ -63,7 +68,7 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     assert.match(key, /^sph_[A-Za-z0-9_-]{32}$/);
     assert.ok(await page.isVisible('#copy-key'), 'the Copy button shows');
     await screenshot(t, page, 'account');
-    assert.match(await page.textContent('table.keys tbody') ?? '', new RegExp(`${key.slice(0, 10)}…[\\s\\S]*my laptop[\\s\\S]*never`));
+    assert.match((await page.textContent('table.keys tbody')) ?? '', new RegExp(`${key.slice(0, 10)}…[\\s\\S]*my laptop[\\s\\S]*never`));
 
     await page.goto(`${server.base}/alice/planning`);
     await page.fill('#qb-sql', 'select title from "data" where n = 2');
@@ -76,14 +81,14 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     await source('/account after the key was made');
     assert.equal(await page.getAttribute('.account-downloads[data-scraper="alice/planning"] [data-downloads]', 'data-downloads'), '1');
     assert.equal(await page.getAttribute('.account-downloads svg', 'data-total'), '1');
-    assert.doesNotMatch(await page.textContent('table.keys tbody') ?? '', /never/, 'the key shows as used');
+    assert.doesNotMatch((await page.textContent('table.keys tbody')) ?? '', /never/, 'the key shows as used');
     await page.goto(`${server.base}/alice/planning`);
-    assert.match(await page.textContent('.downloaders') ?? '', /bob\s+1/);
+    assert.match((await page.textContent('.downloaders')) ?? '', /bob\s+1/);
 
     await page.goto(`${server.base}/account`);
     await submit('table.keys button:text("Revoke")');
-    assert.match(await page.textContent('.notice') ?? '', /revoked/);
-    assert.match(await page.textContent('table.keys tbody') ?? '', /revoked/);
+    assert.match((await page.textContent('.notice')) ?? '', /revoked/);
+    assert.match((await page.textContent('table.keys tbody')) ?? '', /revoked/);
     const res = await fetch(`${server.base}/alice/planning/data.json?query=select+1`, { headers: { 'x-api-key': key } });
     assert.equal(res.status, 401);
     assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_KEY_REVOKED');
@@ -110,7 +115,7 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     assert.deepEqual(watched.errors, []);
   });
 
-  test("an owner sees their private scraper, changes it and publishes to it from the web; others get 404", async (t) => {
+  test('an owner sees their private scraper, changes it and publishes to it from the web; others get 404', async (t) => {
     const privatePage = await fetch(`${server.base}/alice/secret`);
     const unknownPage = await fetch(`${server.base}/alice/nothing-here`);
     assert.equal(privatePage.status, 404);
@@ -121,7 +126,9 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     assert.equal((await page.goto(`${server.base}/alice/secret`))!.status(), 404);
     const bobKey = keysMade[1]!;
     const asBob = await fetch(`${server.base}/alice/secret/data.json?query=select+*+from+data`, { headers: { 'x-api-key': bobKey } });
-    const unknownAsBob = await fetch(`${server.base}/alice/nothing-here/data.json?query=select+*+from+data`, { headers: { 'x-api-key': bobKey } });
+    const unknownAsBob = await fetch(`${server.base}/alice/nothing-here/data.json?query=select+*+from+data`, {
+      headers: { 'x-api-key': bobKey },
+    });
     assert.equal(asBob.status, 404);
     assert.equal((await asBob.text()).replace('secret', 'nothing-here'), await unknownAsBob.text());
 
@@ -133,10 +140,10 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     await page.fill('#login-password', password);
     await submit('form[action="/login"] button[type="submit"]');
     assert.equal(new URL(page.url()).pathname, '/account');
-    assert.match(await page.textContent('.scrapers') ?? '', /secret\s+private/);
+    assert.match((await page.textContent('.scrapers')) ?? '', /secret\s+private/);
 
     await page.goto(`${server.base}/alice`);
-    assert.match(await page.textContent('.scrapers') ?? '', /secret private/);
+    assert.match((await page.textContent('.scrapers')) ?? '', /secret private/);
     await page.goto(`${server.base}/alice/secret`);
     assert.ok(await page.isVisible('.owner-tools'));
     await screenshot(t, page, 'private-scraper-as-owner');
@@ -158,10 +165,20 @@ describe('accounts in Chromium', { skip: browserSkip }, () => {
     assert.equal(new URL(page.url()).pathname, '/alice/secret');
     scraper = (await server.store.findScraper('alice', 'secret'))!;
     assert.equal(scraper.data.version, 2);
-    assert.deepEqual(scraper.data.tables.map((table) => table.rows), [2]);
+    assert.deepEqual(
+      scraper.data.tables.map((table) => table.rows),
+      [2],
+    );
 
-    await page.setInputFiles('#publish-file', { name: 'not.sqlite', mimeType: 'application/octet-stream', buffer: Buffer.from('not a database at all') });
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/publish')), page.click('form.scraper-publish button[type="submit"]')]);
+    await page.setInputFiles('#publish-file', {
+      name: 'not.sqlite',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('not a database at all'),
+    });
+    const [refused] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/publish')),
+      page.click('form.scraper-publish button[type="submit"]'),
+    ]);
     assert.equal(refused.status(), 400);
     assert.equal(refused.headers()['siphon-error-code'], 'SIPHON_ERR_DATA_INVALID');
     assert.equal((await server.store.findScraper('alice', 'secret'))!.data.version, 2, 'nothing changed');

@@ -11,7 +11,10 @@ import { browserScene, browserSkip, jsonpCalls, openPage, type OtherOrigin } fro
 import { dataUrl } from './helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
-const rows = [{ title: 'Two storey dwelling', n: 1 }, { title: 'Deck & carport', n: 2 }];
+const rows = [
+  { title: 'Two storey dwelling', n: 1 },
+  { title: 'Deck & carport', n: 2 },
+];
 
 describe('a key limited to one origin, in a browser', { skip: browserSkip }, () => {
   const scene = browserScene(2);
@@ -29,14 +32,17 @@ describe('a key limited to one origin, in a browser', { skip: browserSkip }, () 
   async function fetchFrom(site: OtherOrigin): Promise<unknown> {
     const { page, errors: pageErrors } = await openPage(scene.browser);
     await page.goto(`${site.base}/`);
-    const result = await page.evaluate(async ({ url, key }) => {
-      try {
-        const response = await fetch(url, { headers: { 'X-API-Key': key } });
-        return { status: response.status, body: await response.json() as unknown };
-      } catch (err) {
-        return { threw: String(err) };
-      }
-    }, { url: dataUrl(scene.server.base, 'alice/planning', 'json', { query }), key });
+    const result = await page.evaluate(
+      async ({ url, key }) => {
+        try {
+          const response = await fetch(url, { headers: { 'X-API-Key': key } });
+          return { status: response.status, body: (await response.json()) as unknown };
+        } catch (err) {
+          return { threw: String(err) };
+        }
+      },
+      { url: dataUrl(scene.server.base, 'alice/planning', 'json', { query }), key },
+    );
     assert.deepEqual(pageErrors, []);
     return result;
   }
@@ -64,6 +70,8 @@ describe('a key limited to one origin, in a browser', { skip: browserSkip }, () 
     const src = dataUrl(scene.server.base, 'alice/planning', 'json', { key, query, callback: 'got' });
     assert.deepEqual(await jsonpCalls(scene.browser, elsewhere, src), [{ error: refusal(elsewhere), status: 403 }]);
     // A <script> tag sends no Origin: with its Referer hidden the call says nothing of where it comes from.
-    assert.deepEqual(await jsonpCalls(scene.browser, elsewhere, src, 'referrerpolicy="no-referrer"'), [{ error: refusal(undefined), status: 403 }]);
+    assert.deepEqual(await jsonpCalls(scene.browser, elsewhere, src, 'referrerpolicy="no-referrer"'), [
+      { error: refusal(undefined), status: 403 },
+    ]);
   });
 });

@@ -20,12 +20,17 @@ describe('a JSONP callback from the page address', { skip: browserSkip }, () => 
    * shows in a page on another origin; returns both pages as watched, and the example.
    */
   async function copyAndRun(callback: string): Promise<{ scraperPage: WatchedPage; thirdParty: WatchedPage; example: string }> {
-    const { server, key, browser, sites: [other] } = scene;
+    const {
+      server,
+      key,
+      browser,
+      sites: [other],
+    } = scene;
     const scraperPage = await openPage(browser);
     const response = await scraperPage.page.goto(`${server.base}/alice/planning?${new URLSearchParams({ format: 'json', callback })}`);
     assert.ok(response);
     await scraperPage.page.fill('#qb-key', key);
-    const example = await scraperPage.page.locator('code[data-example="jsonp"]').textContent() ?? '';
+    const example = (await scraperPage.page.locator('code[data-example="jsonp"]').textContent()) ?? '';
     const name = `/jsonp-${other.base.length}-${Math.random().toString(36).slice(2)}`;
     other.serve(name, `<!doctype html><title>My page</title>\n${example}`);
     const thirdParty = await openPage(browser);

@@ -70,7 +70,10 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
       { title: 'Pool <fenced>', n: '3', r: null },
       { title: 'Café sign', n: '9007199254740993', r: '-2.25' },
     ];
-    assert.deepEqual(expectedRows(sql).map((r) => r.title), expected.map((r) => r.title));
+    assert.deepEqual(
+      expectedRows(sql).map((r) => r.title),
+      expected.map((r) => r.title),
+    );
     // Numbers kept as their text, so nothing is rounded on the way.
     const parseJson = (text: string) => parseLossless(text, undefined, (n) => n) as Record<string, unknown>[];
     for (const format of ['json', 'csv', 'ndjson']) {
@@ -81,9 +84,15 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
       const res = await apiGet(url);
       assert.equal(res.status, 200, format);
       const body = await res.text();
-      const rows = format === 'csv'
-        ? (parseCsv(body, { columns: true }) as Record<string, string>[]).map((r) => ({ ...r, r: r.r === '' ? null : r.r }))
-        : format === 'json' ? parseJson(body) : body.trimEnd().split('\n').map((l) => parseJson(l));
+      const rows =
+        format === 'csv'
+          ? (parseCsv(body, { columns: true }) as Record<string, string>[]).map((r) => ({ ...r, r: r.r === '' ? null : r.r }))
+          : format === 'json'
+            ? parseJson(body)
+            : body
+                .trimEnd()
+                .split('\n')
+                .map((l) => parseJson(l));
       assert.deepEqual(rows, expected, format);
     }
   });
@@ -101,18 +110,27 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
     await page.selectOption('#qb-table', 'data');
     await page.selectOption('#qb-format', 'atom');
     assert.equal(await page.isVisible('fieldset.atom-mapping'), true);
-    assert.equal(await page.inputValue('#qb-sql'),
-      'select "title" as title, "content" as content, "link" as link, "date" as date from "data" limit 10');
+    assert.equal(
+      await page.inputValue('#qb-sql'),
+      'select "title" as title, "content" as content, "link" as link, "date" as date from "data" limit 10',
+    );
     await page.fill('#qb-atom-title', `"title" || ' #' || "n"`);
     const written = await page.inputValue('#qb-sql');
-    assert.equal(written, `select "title" || ' #' || "n" as title, "content" as content, "link" as link, "date" as date from "data" limit 10`);
+    assert.equal(
+      written,
+      `select "title" || ' #' || "n" as title, "content" as content, "link" as link, "date" as date from "data" limit 10`,
+    );
     const res = await apiGet(await shownUrl());
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/atom\+xml/);
     const feed = await res.text();
     const titles = [...feed.matchAll(/<entry>[\s\S]*?<title>([^<]*)<\/title>/g)].map((m) => m[1]);
-    assert.deepEqual(titles, expectedRows('select title || \' #\' || n as t from data limit 10').map((r) =>
-      r.t!.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')));
+    assert.deepEqual(
+      titles,
+      expectedRows("select title || ' #' || n as t from data limit 10").map((r) =>
+        r.t!.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+      ),
+    );
     assert.match(feed, /<link rel="alternate" href="https:\/\/example.org\/da\/1"\/>/);
   });
 
@@ -135,9 +153,14 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
     await page.fill('#qb-key', key);
     await page.click('#qb-run');
     await page.waitForSelector('#qb-result table');
-    const cells = await page.locator('#qb-result tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-    assert.deepEqual(cells.map((r) => r[0]), expectedRows(sql).map((r) => r.title));
-    assert.match(await page.textContent('#qb-result') ?? '', /3 rows/);
+    const cells = await page
+      .locator('#qb-result tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    assert.deepEqual(
+      cells.map((r) => r[0]),
+      expectedRows(sql).map((r) => r.title),
+    );
+    assert.match((await page.textContent('#qb-result')) ?? '', /3 rows/);
     // The examples now carry the key for copying; the page's own URL never does.
     assert.ok((await page.textContent('code[data-example="curl"]'))!.includes(`X-API-Key: ${key}`));
     assert.equal(page.url(), pageUrl);
@@ -145,7 +168,10 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
     assert.equal(withKey.length, 1);
     assert.equal(withKey[0]!.apiKey, key);
     assert.equal(new URL(withKey[0]!.url).pathname, '/alice/planning/data.json');
-    assert.ok(requests.every((r) => !r.url.includes(key)), 'no URL holds the key');
+    assert.ok(
+      requests.every((r) => !r.url.includes(key)),
+      'no URL holds the key',
+    );
     assert.deepEqual(watched.errors, []);
   });
 
@@ -153,14 +179,17 @@ describe('query builder in Chromium', { skip: browserSkip }, () => {
     await page.selectOption('#qb-format', 'ndjson');
     await page.click('#qb-run');
     await page.waitForSelector('#qb-result table');
-    assert.deepEqual(await page.locator('#qb-result tbody tr td:first-child').allTextContents(), expectedRows(sql).map((r) => r.title));
+    assert.deepEqual(
+      await page.locator('#qb-result tbody tr td:first-child').allTextContents(),
+      expectedRows(sql).map((r) => r.title),
+    );
     await page.selectOption('#qb-format', 'csv');
     await page.click('#qb-run');
     await page.waitForSelector('#qb-result pre');
-    assert.match(await page.textContent('#qb-result pre') ?? '', /^title,n,r\n/);
+    assert.match((await page.textContent('#qb-result pre')) ?? '', /^title,n,r\n/);
   });
 
-  test('Run with a wrong key or bad SQL shows the API\'s error', async () => {
+  test("Run with a wrong key or bad SQL shows the API's error", async () => {
     await page.selectOption('#qb-format', 'json');
     await page.fill('#qb-key', 'sph_not-a-real-key');
     await page.click('#qb-run');

@@ -25,9 +25,13 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     browser = await launchBrowser();
     const sqlText = (s: string) => s.replace(/'/g, "''");
     const ident = (s: string) => s.replace(/"/g, '""');
-    const evil = makeDb(server.dataDir, 'evil.sqlite', `
+    const evil = makeDb(
+      server.dataDir,
+      'evil.sqlite',
+      `
       create table "${ident(svg)}" ("${ident(breakout)}" text, "${ident(img)}" text);
-      insert into "${ident(svg)}" values ('${sqlText(img)}', '${sqlText(script)}');`);
+      insert into "${ident(svg)}" values ('${sqlText(img)}', '${sqlText(script)}');`,
+    );
     await server.catalog.addScraper('alice/evil', evil, { isPrivate: false, description: script });
   });
   after(async () => {
@@ -52,7 +56,11 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     assert.equal(before.height, 0);
 
     // Three calls, one of them failing: every call with a valid key is a download.
-    for (const [format, query] of [['json', 'select 1'], ['csv', 'select title from data'], ['json', 'select * from nope']]) {
+    for (const [format, query] of [
+      ['json', 'select 1'],
+      ['csv', 'select title from data'],
+      ['json', 'select * from nope'],
+    ]) {
       await fetch(dataUrl(server.base, 'alice/planning', format!, { query: query! }), { headers: { 'x-api-key': key } });
     }
     // Downloads are written in batches, a moment after each call: reload until they are in.
@@ -64,9 +72,12 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     assert.equal(later.total, before.total + 3);
     assert.match(later.text ?? '', /Downloaded 3 times by/);
     assert.equal(later.today, before.today + 3);
-    assert.ok(later.height > 0, 'today\'s bar has grown');
-    assert.deepEqual(later.downloaders.map((s) => s.replace(/\s+/g, ' ').trim()), ['alice 3']);
-    assert.match(await page.textContent('figcaption') ?? '', /3 downloads in the last 90 days/);
+    assert.ok(later.height > 0, "today's bar has grown");
+    assert.deepEqual(
+      later.downloaders.map((s) => s.replace(/\s+/g, ' ').trim()),
+      ['alice 3'],
+    );
+    assert.match((await page.textContent('figcaption')) ?? '', /3 downloads in the last 90 days/);
     assert.deepEqual(errors, []);
     await screenshot(t, page, 'scraper-page');
   });
@@ -84,8 +95,14 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
         svgOnload: document.querySelectorAll('svg[onload]').length,
         handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
       }));
-      assert.ok(injected.scripts.every((src) => src === '/assets/query-builder.js'), `${path}: ${injected.scripts.join(', ')}`);
-      assert.deepEqual({ img: injected.img, svgOnload: injected.svgOnload, handlers: injected.handlers }, { img: 0, svgOnload: 0, handlers: 0 });
+      assert.ok(
+        injected.scripts.every((src) => src === '/assets/query-builder.js'),
+        `${path}: ${injected.scripts.join(', ')}`,
+      );
+      assert.deepEqual(
+        { img: injected.img, svgOnload: injected.svgOnload, handlers: injected.handlers },
+        { img: 0, svgOnload: 0, handlers: 0 },
+      );
       if (path === '/alice/evil') {
         assert.equal(await page.textContent('.description'), script);
         assert.equal(await page.textContent('#table-1'), svg);
@@ -95,8 +112,10 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
         const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
         assert.equal(await page.inputValue('#qb-sql'), `select * from ${q(svg)} limit 10`);
         await page.selectOption('#qb-format', 'atom');
-        assert.equal(await page.inputValue('#qb-sql'),
-          `select ${q(breakout)} as title, ${q(img)} as content, '' as link, '' as date from ${q(svg)} limit 10`);
+        assert.equal(
+          await page.inputValue('#qb-sql'),
+          `select ${q(breakout)} as title, ${q(img)} as content, '' as link, '' as date from ${q(svg)} limit 10`,
+        );
         assert.deepEqual(dialogs, []);
         await screenshot(t, page, 'scraper-page-hostile-data');
       }
@@ -107,7 +126,7 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
     const { page, errors } = await openPage(browser);
     await page.goto(`${server.base}/docs`);
     assert.equal(await page.textContent('h1'), 'API documentation');
-    assert.ok(await page.locator('#qb-examples details').count() >= 6, 'the examples were rendered');
+    assert.ok((await page.locator('#qb-examples details').count()) >= 6, 'the examples were rendered');
     assert.equal(await page.isVisible('#qb-key'), true, 'the key field shows once JavaScript runs');
     assert.deepEqual(errors, []);
     await screenshot(t, page, 'docs-page');

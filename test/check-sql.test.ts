@@ -41,7 +41,7 @@ describe('checkSql', () => {
   });
 
   test('a NUL anywhere is refused, because SQLite would silently ignore what follows it', () => {
-    for (const sql of ['select 1\0; attach \'/x\' as y', '\0select 1', 'select 1\0', "select 'a\0b'"]) {
+    for (const sql of ["select 1\0; attach '/x' as y", '\0select 1', 'select 1\0', "select 'a\0b'"]) {
       refused(sql, 'SIPHON_ERR_QUERY_NUL');
     }
   });
@@ -119,9 +119,20 @@ describe('pragma functions', () => {
   });
 
   test('the other pragma functions that show the server or its set-up are refused too', () => {
-    for (const name of ['pragma_compile_options', 'pragma_function_list', 'pragma_module_list', 'pragma_pragma_list',
-      'pragma_cache_size', 'pragma_hard_heap_limit', 'pragma_temp_store', 'pragma_temp_store_directory',
-      'pragma_journal_mode', 'pragma_data_version', 'pragma_collation_list', 'pragma_some_future_pragma']) {
+    for (const name of [
+      'pragma_compile_options',
+      'pragma_function_list',
+      'pragma_module_list',
+      'pragma_pragma_list',
+      'pragma_cache_size',
+      'pragma_hard_heap_limit',
+      'pragma_temp_store',
+      'pragma_temp_store_directory',
+      'pragma_journal_mode',
+      'pragma_data_version',
+      'pragma_collation_list',
+      'pragma_some_future_pragma',
+    ]) {
       assert.equal(refusedPragmaFunction(`select * from ${name}`), name);
       refused(`select * from ${name}`, 'SIPHON_ERR_QUERY_PRAGMA');
     }

@@ -24,11 +24,18 @@ import { dataUrl } from './helpers/server.js';
 const samples: Record<string, { env: [string, string]; flag: [string, string]; bad: string }> = {
   'data-dir': { env: ['/tmp/siphon-env-data', '/tmp/siphon-env-data'], flag: ['/tmp/siphon-flag-data/', '/tmp/siphon-flag-data'], bad: '' },
   // Shown without its user and password; an invalid one is not repeated (it may hold a password).
-  'database-url': { env: ['postgres://siphon:pw@db.example.org:5432/siphon', 'postgres://db.example.org:5432/siphon'],
-    flag: ['postgresql://localhost/other', 'postgresql://localhost/other'], bad: 'mysql://root:pw@localhost/x' },
+  'database-url': {
+    env: ['postgres://siphon:pw@db.example.org:5432/siphon', 'postgres://db.example.org:5432/siphon'],
+    flag: ['postgresql://localhost/other', 'postgresql://localhost/other'],
+    bad: 'mysql://root:pw@localhost/x',
+  },
   port: { env: ['4001', '4001'], flag: ['4002', '4002'], bad: '65536' },
   host: { env: ['0.0.0.0', '0.0.0.0'], flag: ['::1', '::1'], bad: 'two words' },
-  'public-url': { env: ['https://env.example.org/', 'https://env.example.org'], flag: ['http://flag.example.org/data', 'http://flag.example.org/data'], bad: 'https://x.example.org/?q=1' },
+  'public-url': {
+    env: ['https://env.example.org/', 'https://env.example.org'],
+    flag: ['http://flag.example.org/data', 'http://flag.example.org/data'],
+    bad: 'https://x.example.org/?q=1',
+  },
   'trust-proxy': { env: ['loopback', 'loopback'], flag: ['10.0.0.0/8, 127.0.0.1', '10.0.0.0/8,127.0.0.1'], bad: '10.0.0.0/33' },
   'log-level': { env: ['warn', 'warn'], flag: ['debug', 'debug'], bad: 'loud' },
   'log-format': { env: ['pretty', 'pretty'], flag: ['json', 'json'], bad: 'xml' },
@@ -62,16 +69,22 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
 };
 
 /** `serve --print-config`'s lines, by setting: value and source. */
-async function printConfig(args: string[], env: Record<string, string>, cwd: string): Promise<Map<string, { value: string; source: string }>> {
+async function printConfig(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<Map<string, { value: string; source: string }>> {
   const r = await runCli(['serve', '--print-config', ...args], { env, cwd });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   const lines = r.stdout.trimEnd().split('\n');
-  const shown = new Map(lines.map((line) => {
-    const m = /^([a-z-]+) = (.*) \(source: (flag|env|default)\)$/.exec(line);
-    assert.ok(m, `a line of --print-config: ${JSON.stringify(line)}`);
-    return [m[1]!, { value: m[2]!, source: m[3]! }];
-  }));
+  const shown = new Map(
+    lines.map((line) => {
+      const m = /^([a-z-]+) = (.*) \(source: (flag|env|default)\)$/.exec(line);
+      assert.ok(m, `a line of --print-config: ${JSON.stringify(line)}`);
+      return [m[1]!, { value: m[2]!, source: m[3]! }];
+    }),
+  );
   assert.equal(shown.size, lines.length, 'one line per setting');
   return shown;
 }
@@ -85,7 +98,11 @@ describe('serve --print-config', () => {
   test('defaults, then each variable, then each flag over the variables; nothing is created and nothing served', async () => {
     const cwd = tempDir();
     const defaults = await printConfig([], {}, cwd);
-    assert.deepEqual([...defaults.keys()], allSettings.map((s) => s.flag), 'every setting, in the order of the table');
+    assert.deepEqual(
+      [...defaults.keys()],
+      allSettings.map((s) => s.flag),
+      'every setting, in the order of the table',
+    );
     for (const setting of allSettings) {
       const value = defaults.get(setting.flag)!;
       assert.equal(value.source, 'default', setting.flag);
@@ -93,8 +110,8 @@ describe('serve --print-config', () => {
       if (setting.key !== 'dataDir') assert.equal(value.value, setting.show(defaultValue(setting.key) as never), setting.flag);
     }
     assert.equal(defaults.get('data-dir')!.value, path.join(cwd, 'data'), 'the data folder is ./data');
-    assert.equal(defaults.get('query-timeout')!.value, '10', 'in the flag\'s unit: seconds');
-    assert.equal(defaults.get('max-publish-mb')!.value, '512', 'in the flag\'s unit: megabytes');
+    assert.equal(defaults.get('query-timeout')!.value, '10', "in the flag's unit: seconds");
+    assert.equal(defaults.get('max-publish-mb')!.value, '512', "in the flag's unit: megabytes");
 
     const env = Object.fromEntries(allSettings.map((s) => [envName(s), samples[s.flag]!.env[0]]));
     const fromEnv = await printConfig([], env, cwd);
@@ -153,7 +170,8 @@ describe('the settings reach the running server', () => {
     const key = await addUser(dataDir, 'alice');
     await runCliOk(['scraper', 'add', 'alice/small', '--db', db], { dataDir });
     const server = await startServe(['--port', '0', '--log-level', 'warn'], {
-      dataDir, env: { SIPHON_MAX_QUERY_CHARS: '20', SIPHON_CLIENT_IDLE_TIMEOUT: '1', SIPHON_LOG_LEVEL: 'info' },
+      dataDir,
+      env: { SIPHON_MAX_QUERY_CHARS: '20', SIPHON_CLIENT_IDLE_TIMEOUT: '1', SIPHON_LOG_LEVEL: 'info' },
     });
     try {
       const fits = await fetch(dataUrl(server.base, 'alice/small', 'json', { key, query: 'select x from t' }));
@@ -161,14 +179,16 @@ describe('the settings reach the running server', () => {
       const long = await fetch(dataUrl(server.base, 'alice/small', 'json', { key, query: 'select x, x, x, x from t' }));
       assert.equal(long.status, 400);
       assert.equal(long.headers.get('siphon-error-code'), 'SIPHON_ERR_QUERY_TOO_LONG');
-      assert.match((await long.json() as { error: string }).error, /longer than 20 characters/);
+      assert.match(((await long.json()) as { error: string }).error, /longer than 20 characters/);
       assert.doesNotMatch(server.stdout(), /"msg":"request"/, 'info lines are not written at warn');
 
       // Headers that never finish: answered 408 once the client idle time has passed.
       const answer = await new Promise<string>((resolve, reject) => {
         const socket = connect(server.port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'));
         let text = '';
-        socket.setEncoding('utf8').on('data', (s: string) => { text += s; });
+        socket.setEncoding('utf8').on('data', (s: string) => {
+          text += s;
+        });
         socket.on('close', () => resolve(text)).on('error', reject);
       });
       assert.match(answer, /^HTTP\/1\.1 408 /);
@@ -197,7 +217,7 @@ describe('the settings reach the running server', () => {
 /** docs/cli.md's Configuration table, as the table of settings says it should read. */
 function expectedTableRows(): string[] {
   return allSettings.map((s: Setting) => {
-    const variables = [envName(s), ...s.fallbackEnv ?? []].map((v) => `\`${v}\``).join(' (or ') + (s.fallbackEnv?.length ? ')' : '');
+    const variables = [envName(s), ...(s.fallbackEnv ?? [])].map((v) => `\`${v}\``).join(' (or ') + (s.fallbackEnv?.length ? ')' : '');
     const shown = s.defaultDoc ?? s.show(defaultValue(s.key) as never);
     return `| ${s.doc} | \`--${s.flag} ${s.metavar}\` | ${variables} | ${s.unit} | ${shown} |`;
   });
@@ -206,7 +226,10 @@ function expectedTableRows(): string[] {
 test("docs/cli.md's Configuration table lists every setting as src/config/settings.ts has it", () => {
   const doc = readFileSync(path.join(repoRoot, 'docs', 'cli.md'), 'utf8');
   const section = doc.slice(doc.indexOf('\n## Configuration\n'));
-  const table = section.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| setting ')).slice(0, allSettings.length);
+  const table = section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| setting '))
+    .slice(0, allSettings.length);
   const expected = expectedTableRows();
   assert.deepEqual(table, expected, `docs/cli.md's table should read:\n${expected.join('\n')}`);
 });

@@ -13,17 +13,29 @@ import { asBeforeKeyDetails } from './helpers/old-meta.js';
 import { dataUrl } from './helpers/server.js';
 import { putBody, versionDb } from './helpers/upload.js';
 
-interface Listed { prefix: string; label: string; readOnly: string; origins: string; created: string; lastUsed: string; revoked: string }
+interface Listed {
+  prefix: string;
+  label: string;
+  readOnly: string;
+  origins: string;
+  created: string;
+  lastUsed: string;
+  revoked: string;
+}
 
 /** `key list`, read back by its columns (found from the header: labels may hold spaces). */
 async function keyList(dataDir: string, account: string): Promise<{ text: string; keys: Listed[] }> {
   const text = await runCliOk(['key', 'list', account], { dataDir });
   const [header, ...lines] = text.trimEnd().split('\n');
   const starts = ['PREFIX', 'LABEL', 'READ-ONLY', 'ORIGINS', 'CREATED', 'LAST USED', 'REVOKED'].map((name) => header!.indexOf(name));
-  assert.ok(starts.every((s) => s >= 0), header);
+  assert.ok(
+    starts.every((s) => s >= 0),
+    header,
+  );
   const keys = lines.map((line) => {
-    const [prefix, label, readOnly, origins, created, lastUsed, revoked] =
-      starts.map((start, i) => line.slice(start, starts[i + 1]).trim()) as [string, string, string, string, string, string, string];
+    const [prefix, label, readOnly, origins, created, lastUsed, revoked] = starts.map((start, i) =>
+      line.slice(start, starts[i + 1]).trim(),
+    ) as [string, string, string, string, string, string, string];
     return { prefix, label, readOnly, origins, created, lastUsed, revoked };
   });
   return { text, keys };
@@ -51,8 +63,24 @@ describe('labels, origins and key list', () => {
   before(async () => {
     keys.first = (await runCliOk(['user', 'add', 'alice'], { dataDir })).trim();
     keys.labelled = (await runCliOk(['user', 'add', 'bob', '--label', 'nightly import'], { dataDir })).trim();
-    keys.map = (await runCliOk(['key', 'create', 'alice', '--origin', 'HTTPS://Maps.Example.org:443/', '--origin', 'http://localhost:8080',
-      '--origin', 'https://maps.example.org', '--label', 'map page, public'], { dataDir })).trim();
+    keys.map = (
+      await runCliOk(
+        [
+          'key',
+          'create',
+          'alice',
+          '--origin',
+          'HTTPS://Maps.Example.org:443/',
+          '--origin',
+          'http://localhost:8080',
+          '--origin',
+          'https://maps.example.org',
+          '--label',
+          'map page, public',
+        ],
+        { dataDir },
+      )
+    ).trim();
     keys.reader = (await runCliOk(['key', 'create', 'alice', '--read-only', '--label', 'reports'], { dataDir })).trim();
     keys.bare = (await runCliOk(['key', 'create', 'alice'], { dataDir })).trim();
   });
@@ -60,14 +88,27 @@ describe('labels, origins and key list', () => {
   test('each key is one line; key list shows prefix, label, read-only, origins (normalised, once each), created, last used, revoked', async () => {
     for (const key of Object.values(keys)) assert.match(key, /^sph_[A-Za-z0-9_-]{32}$/);
     const { keys: listed } = await keyList(dataDir, 'alice');
-    assert.deepEqual(listed.map(({ created, ...rest }) => rest), [
-      { prefix: `${keys.first!.slice(0, 10)}…`, label: 'first key', readOnly: 'no', origins: 'any', lastUsed: 'never', revoked: 'no' },
-      { prefix: `${keys.map!.slice(0, 10)}…`, label: 'map page, public', readOnly: 'yes', origins: 'https://maps.example.org, http://localhost:8080', lastUsed: 'never', revoked: 'no' },
-      { prefix: `${keys.reader!.slice(0, 10)}…`, label: 'reports', readOnly: 'yes', origins: 'any', lastUsed: 'never', revoked: 'no' },
-      { prefix: `${keys.bare!.slice(0, 10)}…`, label: '-', readOnly: 'no', origins: 'any', lastUsed: 'never', revoked: 'no' },
-    ]);
+    assert.deepEqual(
+      listed.map(({ created, ...rest }) => rest),
+      [
+        { prefix: `${keys.first!.slice(0, 10)}…`, label: 'first key', readOnly: 'no', origins: 'any', lastUsed: 'never', revoked: 'no' },
+        {
+          prefix: `${keys.map!.slice(0, 10)}…`,
+          label: 'map page, public',
+          readOnly: 'yes',
+          origins: 'https://maps.example.org, http://localhost:8080',
+          lastUsed: 'never',
+          revoked: 'no',
+        },
+        { prefix: `${keys.reader!.slice(0, 10)}…`, label: 'reports', readOnly: 'yes', origins: 'any', lastUsed: 'never', revoked: 'no' },
+        { prefix: `${keys.bare!.slice(0, 10)}…`, label: '-', readOnly: 'no', origins: 'any', lastUsed: 'never', revoked: 'no' },
+      ],
+    );
     for (const { created } of listed) assert.match(created, isoSecond);
-    assert.deepEqual((await keyList(dataDir, 'bob')).keys.map((k) => k.label), ['nightly import']);
+    assert.deepEqual(
+      (await keyList(dataDir, 'bob')).keys.map((k) => k.label),
+      ['nightly import'],
+    );
   });
 
   test('key list never shows a key or its hash, revoked keys included', async () => {
@@ -92,16 +133,21 @@ describe('labels, origins and key list', () => {
     test(`key create --origin ${JSON.stringify(origin)} is refused and creates no key`, async () => {
       const before = countRows(dataDir).api_keys;
       // A good origin besides: one bad one refuses the whole key.
-      assertRefused(await runCli(['key', 'create', 'alice', '--origin', 'https://ok.example', '--origin', origin], { dataDir }),
-        new RegExp(`${message.source}.*such as https://maps\\.example\\.org`));
+      assertRefused(
+        await runCli(['key', 'create', 'alice', '--origin', 'https://ok.example', '--origin', origin], { dataDir }),
+        new RegExp(`${message.source}.*such as https://maps\\.example\\.org`),
+      );
       assert.equal(countRows(dataDir).api_keys, before);
     });
   }
 
   test('a label with a line break or over 100 characters is refused, by key create and user add', async () => {
     const before = countRows(dataDir);
-    for (const args of [['key', 'create', 'alice', '--label', 'two\nlines'], ['key', 'create', 'alice', '--label', 'x'.repeat(101)],
-      ['user', 'add', 'carol', '--label', 'tab\there']]) {
+    for (const args of [
+      ['key', 'create', 'alice', '--label', 'two\nlines'],
+      ['key', 'create', 'alice', '--label', 'x'.repeat(101)],
+      ['user', 'add', 'carol', '--label', 'tab\there'],
+    ]) {
       assertRefused(await runCli(args, { dataDir }), /A key's label is text of at most 100 characters, without line breaks/);
     }
     assert.deepEqual(countRows(dataDir), before, 'no account, no key');
@@ -110,19 +156,27 @@ describe('labels, origins and key list', () => {
   test('key list of an unknown account, or with flags, is refused', async () => {
     assertRefused(await runCli(['key', 'list', 'nobody'], { dataDir }), /There is no account named nobody/);
     const fresh = path.join(tempDir(), 'data');
-    assertRefused(await runCli(['key', 'list', 'alice', '--origin', 'https://a.example'], { dataDir: fresh }), /key list does not take --origin/);
-    assertRefused(await runCli(['user', 'add', 'dave', '--origin', 'https://a.example'], { dataDir: fresh }), /user add does not take --origin/);
+    assertRefused(
+      await runCli(['key', 'list', 'alice', '--origin', 'https://a.example'], { dataDir: fresh }),
+      /key list does not take --origin/,
+    );
+    assertRefused(
+      await runCli(['user', 'add', 'dave', '--origin', 'https://a.example'], { dataDir: fresh }),
+      /user add does not take --origin/,
+    );
     assert.equal(existsSync(fresh), false, 'usage errors create nothing');
   });
 });
 
 describe('last used', () => {
-  test('is a key\'s latest download or publish, written with the downloads; never for an unused key', async () => {
+  test("is a key's latest download or publish, written with the downloads; never for an unused key", async () => {
     const dataDir = tempDir();
     const reader = (await runCliOk(['user', 'add', 'alice'], { dataDir })).trim();
     const publisher = (await runCliOk(['key', 'create', 'alice', '--label', 'publisher'], { dataDir })).trim();
     await runCliOk(['key', 'create', 'alice', '--label', 'unused'], { dataDir });
-    await runCliOk(['scraper', 'add', 'alice/s', '--db', makeDb(tempDir(), 's.sqlite', 'create table t (x); insert into t values (1);')], { dataDir });
+    await runCliOk(['scraper', 'add', 'alice/s', '--db', makeDb(tempDir(), 's.sqlite', 'create table t (x); insert into t values (1);')], {
+      dataDir,
+    });
     await runCliOk(['scraper', 'add', 'alice/plants', '--db', versionDb(1)], { dataDir });
 
     const server = await startServe(['--port', '0'], { dataDir });
@@ -142,7 +196,9 @@ describe('last used', () => {
     const latestDownload = (() => {
       const db = openMeta(dataDir);
       try {
-        return db.prepare('select max(at) from downloads d join api_keys k on k.id = d.key_id where k.prefix = ?').pluck()
+        return db
+          .prepare('select max(at) from downloads d join api_keys k on k.id = d.key_id where k.prefix = ?')
+          .pluck()
           .get(reader.slice(0, 10)) as string;
       } finally {
         db.close();
@@ -172,9 +228,10 @@ describe('last used', () => {
     db.close();
 
     const { text, keys: listed } = await keyList(dataDir, 'alice');
-    assert.deepEqual(listed.map(({ created, ...rest }) => rest), [
-      { prefix: '(unknown)', label: '-', readOnly: 'no', origins: 'any', lastUsed: downloaded.replace(/\.\d+Z$/, 'Z'), revoked: 'no' },
-    ]);
+    assert.deepEqual(
+      listed.map(({ created, ...rest }) => rest),
+      [{ prefix: '(unknown)', label: '-', readOnly: 'no', origins: 'any', lastUsed: downloaded.replace(/\.\d+Z$/, 'Z'), revoked: 'no' }],
+    );
     assert.match(listed[0]!.created, isoSecond, 'it keeps when it was made');
     assertNoKey(text, key);
     const migrated = openMeta(dataDir);

@@ -18,7 +18,12 @@ async function login(name: string): Promise<{ passwordHash: string | null; sessi
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
   try {
     const found = await store.findLogin(name);
-    return found && { passwordHash: found.passwordHash, sessions: (await store.findSession('a-session', new Date(0).toISOString())) !== undefined };
+    return (
+      found && {
+        passwordHash: found.passwordHash,
+        sessions: (await store.findSession('a-session', new Date(0).toISOString())) !== undefined,
+      }
+    );
   } finally {
     await store.close();
   }
@@ -29,7 +34,10 @@ test('user passwd sets the password from the first line of stdin and logs the ac
   assert.match(key, /^sph_/, 'user add still prints the first key');
   assert.equal((await login('alice'))!.passwordHash, null, 'an account made by user add has no password');
   const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
-  await store.saveSession('a-session', { accountId: (await store.findAccount('alice'))!.id, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+  await store.saveSession('a-session', {
+    accountId: (await store.findAccount('alice'))!.id,
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  });
   await store.close();
 
   const secret = 'piped in, not in ps';

@@ -10,7 +10,18 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sweepVersions } from '../src/scrapers/version-sweeper.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import { addUser, listFiles, openMeta, readDownloads, runCli, runCliOk, startServe, waitFor, type CliResult, type ServeProcess } from './helpers/cli.js';
+import {
+  addUser,
+  listFiles,
+  openMeta,
+  readDownloads,
+  runCli,
+  runCliOk,
+  startServe,
+  waitFor,
+  type CliResult,
+  type ServeProcess,
+} from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { asBeforeKeyDetails } from './helpers/old-meta.js';
 import { dataUrl } from './helpers/server.js';
@@ -55,28 +66,34 @@ after(async () => {
   await server.exited;
 });
 
-const query = (scraper: string, key: string, sql = 'select count(*) as n from t') => fetch(dataUrl(server.base, scraper, 'json', { key, query: sql }));
+const query = (scraper: string, key: string, sql = 'select count(*) as n from t') =>
+  fetch(dataUrl(server.base, scraper, 'json', { key, query: sql }));
 
 /** Waits until the server has written `n` downloads in all (it writes them in batches, a moment after each call). */
 const downloadsWritten = (n: number) => waitFor(() => readDownloads(dataDir).length >= n, 10_000);
 
 /** What the scraper's page and information say of its downloads. */
 async function shownCounts(scraper: string): Promise<{ info: unknown; page: string[] }> {
-  const info = (await (await fetch(`${server.base}/${scraper}.json`)).json() as { downloads: unknown }).downloads;
+  const info = ((await (await fetch(`${server.base}/${scraper}.json`)).json()) as { downloads: unknown }).downloads;
   const html = await (await fetch(`${server.base}/${scraper}`)).text();
   // The total, each account's count, and the chart's table of days.
-  const page = [...html.matchAll(/data-downloads="\d+"|class="count"[^>]*>[^<]*|<tr><td>[^<]*<\/td><td class="num">[^<]*<\/td><\/tr>/g)].map((m) => m[0]);
+  const page = [
+    ...html.matchAll(/data-downloads="\d+"|class="count"[^>]*>[^<]*|<tr><td>[^<]*<\/td><td class="num">[^<]*<\/td><\/tr>/g),
+  ].map((m) => m[0]);
   return { info, page };
 }
 
 describe('user list and scraper list', () => {
   test('user list: every account by name, created, keys that work, revoked keys, scrapers', async () => {
     const users = readColumns(await runCliOk(['user', 'list'], { dataDir }));
-    assert.deepEqual(users.map(({ CREATED, ...rest }) => rest), [
-      { NAME: 'alice', KEYS: '2', 'REVOKED KEYS': '1', SCRAPERS: '2' },
-      { NAME: 'bob', KEYS: '1', 'REVOKED KEYS': '0', SCRAPERS: '1' },
-      { NAME: 'carol', KEYS: '1', 'REVOKED KEYS': '0', SCRAPERS: '0' },
-    ]);
+    assert.deepEqual(
+      users.map(({ CREATED, ...rest }) => rest),
+      [
+        { NAME: 'alice', KEYS: '2', 'REVOKED KEYS': '1', SCRAPERS: '2' },
+        { NAME: 'bob', KEYS: '1', 'REVOKED KEYS': '0', SCRAPERS: '1' },
+        { NAME: 'carol', KEYS: '1', 'REVOKED KEYS': '0', SCRAPERS: '0' },
+      ],
+    );
     for (const u of users) assert.match(u.CREATED!, isoSecond);
     const text = await runCliOk(['user', 'list'], { dataDir });
     for (const key of Object.values(keys)) assert.ok(!text.includes(key.slice(0, 11)), 'no key');
@@ -86,16 +103,22 @@ describe('user list and scraper list', () => {
     assert.equal((await query('alice/things', keys.bob!)).status, 200);
     await downloadsWritten(1);
     const all = readColumns(await runCliOk(['scraper', 'list'], { dataDir }));
-    assert.deepEqual(all.map(({ UPDATED, SIZE, ...rest }) => rest), [
-      { SCRAPER: 'alice/secret', VISIBILITY: 'private', VERSION: '1', DOWNLOADS: '0', TABLES: 't (3 rows)' },
-      { SCRAPER: 'alice/things', VISIBILITY: 'public', VERSION: '1', DOWNLOADS: '1', TABLES: 't (3 rows)' },
-      { SCRAPER: 'bob/tables', VISIBILITY: 'public', VERSION: '1', DOWNLOADS: '0', TABLES: 'a (0 rows), b (2 rows)' },
-    ]);
+    assert.deepEqual(
+      all.map(({ UPDATED, SIZE, ...rest }) => rest),
+      [
+        { SCRAPER: 'alice/secret', VISIBILITY: 'private', VERSION: '1', DOWNLOADS: '0', TABLES: 't (3 rows)' },
+        { SCRAPER: 'alice/things', VISIBILITY: 'public', VERSION: '1', DOWNLOADS: '1', TABLES: 't (3 rows)' },
+        { SCRAPER: 'bob/tables', VISIBILITY: 'public', VERSION: '1', DOWNLOADS: '0', TABLES: 'a (0 rows), b (2 rows)' },
+      ],
+    );
     for (const s of all) {
       assert.match(s.UPDATED!, isoSecond);
       assert.match(s.SIZE!, /^\d+\.\d (KB|MB)$/);
     }
-    assert.deepEqual(readColumns(await runCliOk(['scraper', 'list', 'BOB'], { dataDir })).map((s) => s.SCRAPER), ['bob/tables']);
+    assert.deepEqual(
+      readColumns(await runCliOk(['scraper', 'list', 'BOB'], { dataDir })).map((s) => s.SCRAPER),
+      ['bob/tables'],
+    );
     assert.deepEqual(readColumns(await runCliOk(['scraper', 'list', 'carol'], { dataDir })), []);
     assertRefused(await runCli(['scraper', 'list', 'nobody'], { dataDir }), /^siphon: There is no account named nobody\.\n$/);
   });
@@ -103,21 +126,26 @@ describe('user list and scraper list', () => {
 
 describe('scraper set', () => {
   test('--description shows at once in the scraper information', async () => {
-    assert.equal(await runCliOk(['scraper', 'set', 'alice/things', '--description', 'Other things'], { dataDir }),
-      'updated alice/things (public): "Other things"\n');
-    assert.equal((await (await fetch(`${server.base}/alice/things.json`)).json() as { description: string }).description, 'Other things');
+    assert.equal(
+      await runCliOk(['scraper', 'set', 'alice/things', '--description', 'Other things'], { dataDir }),
+      'updated alice/things (public): "Other things"\n',
+    );
+    assert.equal(((await (await fetch(`${server.base}/alice/things.json`)).json()) as { description: string }).description, 'Other things');
   });
 
-  test('--private makes it 404 everywhere but to its owner\'s keys from the next request; --public brings it back', async () => {
+  test("--private makes it 404 everywhere but to its owner's keys from the next request; --public brings it back", async () => {
     assert.equal((await query('alice/things', keys.bob!)).status, 200);
-    assert.equal(await runCliOk(['scraper', 'set', 'alice/things', '--private'], { dataDir }), 'updated alice/things (private): "Other things"\n');
+    assert.equal(
+      await runCliOk(['scraper', 'set', 'alice/things', '--private'], { dataDir }),
+      'updated alice/things (private): "Other things"\n',
+    );
     assert.equal((await query('alice/things', keys.alice!)).status, 200, 'its owner still reads it');
     const refused = await query('alice/things', keys.bob!);
     assert.equal(refused.status, 404);
     assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
     assert.equal((await fetch(`${server.base}/alice/things.json`)).status, 404);
     assert.equal((await fetch(`${server.base}/alice/things`)).status, 404);
-    assert.doesNotMatch(await (await fetch(`${server.base}/alice`)).text(), /things/, 'not listed on its owner\'s page');
+    assert.doesNotMatch(await (await fetch(`${server.base}/alice`)).text(), /things/, "not listed on its owner's page");
     assert.equal(readColumns(await runCliOk(['scraper', 'list', 'alice'], { dataDir }))[1]!.VISIBILITY, 'private');
 
     await runCliOk(['scraper', 'set', 'alice/things', '--public'], { dataDir });
@@ -143,9 +171,12 @@ describe('scraper remove', () => {
 
     // An export of 300,000 rows, under way when the scraper is removed.
     const rows = 300_000;
-    const streaming = await fetch(dataUrl(server.base, 'alice/going', 'ndjson', {
-      key: keys.bob!, query: `with recursive c(i) as (select 1 union all select i + 1 from c where i < ${rows}) select i, x from c, (select max(x) as x from t)`,
-    }));
+    const streaming = await fetch(
+      dataUrl(server.base, 'alice/going', 'ndjson', {
+        key: keys.bob!,
+        query: `with recursive c(i) as (select 1 union all select i + 1 from c where i < ${rows}) select i, x from c, (select max(x) as x from t)`,
+      }),
+    );
     assert.equal(streaming.status, 200);
     const reader = streaming.body!.getReader();
     const first = await reader.read();
@@ -186,9 +217,19 @@ describe('scraper remove', () => {
     // The name is free; the new scraper starts from no downloads.
     await runCliOk(['scraper', 'add', 'alice/going', '--db', twoTables], { dataDir });
     assert.equal((await query('alice/going', keys.bob!, 'select count(*) as n from b')).status, 200);
-    const info = await (await fetch(`${server.base}/alice/going.json`)).json() as { tables: { name: string }[]; downloads: { total: number } };
-    assert.deepEqual(info.tables.map((t) => t.name), ['a', 'b']);
-    await waitFor(async () => ((await (await fetch(`${server.base}/alice/going.json`)).json()) as { downloads: { total: number } }).downloads.total === 1, 10_000);
+    const info = (await (await fetch(`${server.base}/alice/going.json`)).json()) as {
+      tables: { name: string }[];
+      downloads: { total: number };
+    };
+    assert.deepEqual(
+      info.tables.map((t) => t.name),
+      ['a', 'b'],
+    );
+    await waitFor(
+      async () =>
+        ((await (await fetch(`${server.base}/alice/going.json`)).json()) as { downloads: { total: number } }).downloads.total === 1,
+      10_000,
+    );
   });
 
   test("the removed scraper's downloads stay recorded and counted in the totals", async () => {
@@ -217,15 +258,27 @@ describe('downloads prune', () => {
     await downloadsWritten(earlier + 4);
     const total = readDownloads(dataDir).length;
     const before = await shownCounts('bob/tables');
-    assert.deepEqual(before.info, { total: 4, by: [{ owner: 'alice', count: 3 }, { owner: 'bob', count: 1 }] });
+    assert.deepEqual(before.info, {
+      total: 4,
+      by: [
+        { owner: 'alice', count: 3 },
+        { owner: 'bob', count: 1 },
+      ],
+    });
     assert.equal(before.page.length, 4, `the total, two accounts and today in the chart: ${before.page.join(' ')}`);
 
-    assert.equal(await runCliOk(['downloads', 'prune', '--before', '2000-01-01'], { dataDir }), 'pruned 0 downloads recorded before 2000-01-01\n');
+    assert.equal(
+      await runCliOk(['downloads', 'prune', '--before', '2000-01-01'], { dataDir }),
+      'pruned 0 downloads recorded before 2000-01-01\n',
+    );
     assert.equal(readDownloads(dataDir).length, total);
 
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const recorded = readDownloads(dataDir).length;
-    assert.equal(await runCliOk(['downloads', 'prune', '--before', tomorrow], { dataDir }), `pruned ${recorded} downloads recorded before ${tomorrow}\n`);
+    assert.equal(
+      await runCliOk(['downloads', 'prune', '--before', tomorrow], { dataDir }),
+      `pruned ${recorded} downloads recorded before ${tomorrow}\n`,
+    );
     assert.deepEqual(readDownloads(dataDir), []);
     assert.deepEqual(await shownCounts('bob/tables'), before, 'the same totals, per account and per day');
     assert.equal(readColumns(await runCliOk(['scraper', 'list', 'bob'], { dataDir }))[0]!.DOWNLOADS, '4');
@@ -250,15 +303,23 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
   }
   asBeforeKeyDetails(oldDir);
   const listed = readColumns(await runCliOk(['scraper', 'list'], { dataDir: oldDir }));
-  assert.deepEqual(listed.map((s) => [s.SCRAPER, s.DOWNLOADS]), [['dave/kept', '1']]);
+  assert.deepEqual(
+    listed.map((s) => [s.SCRAPER, s.DOWNLOADS]),
+    [['dave/kept', '1']],
+  );
   await runCliOk(['scraper', 'remove', 'dave/kept'], { dataDir: oldDir });
   await runCliOk(['scraper', 'add', 'dave/kept', '--db', twoTables], { dataDir: oldDir });
-  assert.deepEqual(readColumns(await runCliOk(['scraper', 'list'], { dataDir: oldDir })).map((s) => [s.SCRAPER, s.DOWNLOADS, s.TABLES]),
-    [['dave/kept', '0', 'a (0 rows), b (2 rows)']]);
+  assert.deepEqual(
+    readColumns(await runCliOk(['scraper', 'list'], { dataDir: oldDir })).map((s) => [s.SCRAPER, s.DOWNLOADS, s.TABLES]),
+    [['dave/kept', '0', 'a (0 rows), b (2 rows)']],
+  );
   const db = openMeta(oldDir);
   try {
     assert.equal(db.pragma('user_version', { simple: true }), 6);
-    assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [{ id: 1, removed: 1 }, { id: 2, removed: 0 }]);
+    assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [
+      { id: 1, removed: 1 },
+      { id: 2, removed: 0 },
+    ]);
     assert.equal(db.prepare('select sum(count) from download_totals where scraper_id = 1').pluck().get(), 1);
   } finally {
     db.close();

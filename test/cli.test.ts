@@ -45,7 +45,7 @@ describe('commands work end to end through bin/siphon', () => {
         assert.equal(res.status, 200);
         assert.deepEqual(await res.json(), [{ s: 6 }]);
       }
-      const info = await (await fetch(`${server.base}/alice/things.json`)).json() as { description: string };
+      const info = (await (await fetch(`${server.base}/alice/things.json`)).json()) as { description: string };
       assert.equal(info.description, 'Some things');
     } finally {
       server.child.kill('SIGTERM');
@@ -92,16 +92,32 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
     ['a group word alone', ['key'], /^siphon: unknown command: key\nRun 'siphon help' for usage\.\n$/],
     ['help for an unknown command', ['help', 'user', 'delete'], /^siphon: unknown command: user delete\n/],
     ['a flag with no value', ['user', 'add', 'bob', '--label'], /^siphon: --label needs a value\n/],
-    ['a flag whose value looks like a flag', ['scraper', 'add', 'alice/s', '--db', '--private'], /--db needs a value; one starting with a dash is written --db=--private/],
+    [
+      'a flag whose value looks like a flag',
+      ['scraper', 'add', 'alice/s', '--db', '--private'],
+      /--db needs a value; one starting with a dash is written --db=--private/,
+    ],
     ['a flag given twice', ['user', 'add', 'bob', '--label', 'a', '--label', 'b'], /^siphon: --label is given twice\n/],
     ['a value for a switch', ['scraper', 'add', 'alice/s', '--db', 'x', '--private=yes'], /^siphon: --private takes no value\n/],
     ['arguments to serve', ['serve', 'now'], /^siphon: serve takes no arguments\nRun 'siphon help serve' for usage\.\n$/],
     ['two owners to scraper list', ['scraper', 'list', 'alice', 'bob'], /scraper list takes at most one argument \(\[OWNER\]\)/],
     ['scraper set with nothing to set', ['scraper', 'set', 'alice/s'], /scraper set needs --description TEXT, --private or --public/],
-    ['scraper set --private --public', ['scraper', 'set', 'alice/s', '--private', '--public'], /scraper set takes --private or --public, not both/],
+    [
+      'scraper set --private --public',
+      ['scraper', 'set', 'alice/s', '--private', '--public'],
+      /scraper set takes --private or --public, not both/,
+    ],
     ['downloads prune without --before', ['downloads', 'prune'], /downloads prune needs --before DATE/],
-    ['downloads prune --before a day that does not exist', ['downloads', 'prune', '--before', '2026-02-30'], /--before must be a day written YYYY-MM-DD, not "2026-02-30"/],
-    ['downloads prune --before words', ['downloads', 'prune', '--before', 'yesterday'], /--before must be a day written YYYY-MM-DD, not "yesterday"/],
+    [
+      'downloads prune --before a day that does not exist',
+      ['downloads', 'prune', '--before', '2026-02-30'],
+      /--before must be a day written YYYY-MM-DD, not "2026-02-30"/,
+    ],
+    [
+      'downloads prune --before words',
+      ['downloads', 'prune', '--before', 'yesterday'],
+      /--before must be a day written YYYY-MM-DD, not "yesterday"/,
+    ],
     ['a setting of serve given to user add', ['user', 'add', 'bob', '--query-timeout', '5'], /user add does not take --query-timeout/],
     ['--version with a command', ['user', 'list', '--version'], /user list does not take --version/],
   ];
@@ -118,7 +134,11 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
     ['--port abc', ['--port', 'abc'], /--port must be a port number from 0 to 65535, not "abc"/],
     ['PORT=abc', [], /\$PORT must be a port number from 0 to 65535, not "abc" \(the setting port, also --port N\)/],
     ['--port 70000.5', ['--port', '70000.5'], /--port must be a port number from 0 to 65535/],
-    ['--query-timeout -1', ['--query-timeout=-1'], /--query-timeout must be a positive number of seconds up to 2147483, not "-1" \(the setting query-timeout, also \$SIPHON_QUERY_TIMEOUT\)/],
+    [
+      '--query-timeout -1',
+      ['--query-timeout=-1'],
+      /--query-timeout must be a positive number of seconds up to 2147483, not "-1" \(the setting query-timeout, also \$SIPHON_QUERY_TIMEOUT\)/,
+    ],
     // Old data versions are kept 10 minutes for requests waiting in the queue (src/scrapers/versions.ts).
     ['--queue-timeout 301', ['--queue-timeout', '301'], /--queue-timeout must be a positive number of seconds up to 300, not "301"/],
   ] as [string, string[], RegExp][]) {
@@ -178,9 +198,13 @@ describe('bad input: exit 1, a clear message, nothing created', () => {
         writeFileSync(textFile, 'this is not a database\n');
         writeFileSync(emptyFile, '');
         // Big enough to span many pages, then cut in half: the header is valid, the rest is missing.
-        const big = makeDb(sourceDir, 'big.sqlite', `create table t (s text);
+        const big = makeDb(
+          sourceDir,
+          'big.sqlite',
+          `create table t (s text);
           with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000)
-          insert into t select printf('row %d %.*c', i, 40, 'x') from n;`);
+          insert into t select printf('row %d %.*c', i, 40, 'x') from n;`,
+        );
         const bytes = readFileSync(big);
         writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
       });
@@ -272,7 +296,7 @@ describe('serve', () => {
       assert.ok(curl.includes(`key=${demo.demoKey}`));
       const res = await fetch(curl);
       assert.equal(res.status, 200);
-      assert.equal((await res.json() as unknown[]).length, 3);
+      assert.equal(((await res.json()) as unknown[]).length, 3);
     } finally {
       server.child.kill('SIGTERM');
       assert.deepEqual(await server.exited, { code: 0, signal: null });
@@ -289,8 +313,9 @@ test('--demo prints the same working key at every start, and seeds the demo once
       await waitFor(() => /curl '/.test(server.stdout()), 5000);
       const key = demoKey(server.stdout());
       keys.push(key);
-      const res = await fetch(`${server.base}/demo/planning-applications/data.csv?query=select+count(*)+as+n+from+data`,
-        { headers: { 'X-API-Key': key } });
+      const res = await fetch(`${server.base}/demo/planning-applications/data.csv?query=select+count(*)+as+n+from+data`, {
+        headers: { 'X-API-Key': key },
+      });
       assert.equal(await res.text(), 'n\n300\n');
     } finally {
       server.child.kill('SIGTERM');

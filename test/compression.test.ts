@@ -28,7 +28,10 @@ let key: string;
 
 before(async () => {
   // 200,000 rows of ~100 bytes in `big` (about 25 MB of JSON); varied values and Atom's columns in `things`.
-  dataFile = makeDb(sources, 'mixed.sqlite', `
+  dataFile = makeDb(
+    sources,
+    'mixed.sqlite',
+    `
     create table big (id integer primary key, t text);
     with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
     insert into big select x, printf('%090d', x) from c;
@@ -36,7 +39,8 @@ before(async () => {
     insert into things values
       ('Fern', 'é 中文 <b>&</b> "q"', 'https://example.org/1', '2024-01-02T03:04:05Z', 9007199254740993, 0.1, x'00ff'),
       ('Oak, tall', 'line' || char(10) || 'two', 'https://example.org/2', '2024-02-03', -1, 1e-300, null),
-      ('Reed', null, 'https://example.org/3', '2024-03-04', null, null, x'');`);
+      ('Reed', null, 'https://example.org/3', '2024-03-04', null, null, x'');`,
+  );
   // A minute for a 200,000-row export to be made and compressed on a machine busy with other tests.
   server = await startServer({ queryTimeoutMs: 60_000, clientIdleTimeoutMs: 10_000 });
   ({ key } = await server.catalog.addUser('alice'));
@@ -50,7 +54,10 @@ const url = (format: string, params: Record<string, string>, target = server) =>
 /** Makes a request and hands back the response unread, paused. */
 function request(target: string, headers: Record<string, string> = {}, method = 'GET'): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.request(target, { method, headers }, (res) => { res.pause(); resolve(res); });
+    const req = http.request(target, { method, headers }, (res) => {
+      res.pause();
+      resolve(res);
+    });
     req.on('error', reject);
     req.end();
   });
@@ -69,8 +76,7 @@ function readAll(res: http.IncomingMessage): Promise<Raw> {
   });
 }
 
-const get = async (target: string, headers: Record<string, string> = {}, method = 'GET') =>
-  readAll(await request(target, headers, method));
+const get = async (target: string, headers: Record<string, string> = {}, method = 'GET') => readAll(await request(target, headers, method));
 
 /** Decodes what was received, complete or not: a cut stream yields whatever was flushed before the cut. */
 function decode(coding: string, body: Buffer): Buffer {
@@ -83,8 +89,9 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** CPU time used so far by this process's children: the test servers' query processes. */
 function queryProcessesCpuMs(): number {
-  const pids = readdirSync('/proc/self/task')
-    .flatMap((tid) => readFileSync(`/proc/self/task/${tid}/children`, 'utf8').split(' ').filter(Boolean));
+  const pids = readdirSync('/proc/self/task').flatMap((tid) =>
+    readFileSync(`/proc/self/task/${tid}/children`, 'utf8').split(' ').filter(Boolean),
+  );
   let ticks = 0;
   for (const pid of pids) {
     try {
@@ -166,7 +173,13 @@ describe('every format, gzip and br', () => {
     const plain = await get(url('csv', { query: thingsQuery }));
     const packed = await get(url('csv', { query: thingsQuery }), { 'accept-encoding': 'gzip' });
     const rows = await downloadsFrom(server, from, 2);
-    assert.deepEqual(rows.map((r) => [r.status, r.rows, r.bytes]), [[200, 3, plain.body.length], [200, 3, plain.body.length]]);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.rows, r.bytes]),
+      [
+        [200, 3, plain.body.length],
+        [200, 3, plain.body.length],
+      ],
+    );
     assert.notEqual(packed.body.length, plain.body.length);
   });
 
@@ -229,7 +242,8 @@ describe('Accept-Encoding negotiation', () => {
 
 describe('streaming under compression', () => {
   /** Endless rows, each a full scan of `big`: a few rows every 200 ms (the query process's flush interval). */
-  const slowRows = 'with recursive c(x) as (select 1 union all select x + 1 from c) ' +
+  const slowRows =
+    'with recursive c(x) as (select 1 union all select x + 1 from c) ' +
     'select x, (select count(*) from big where id % 1000 = x % 1000) as n from c';
   /** Endless fast rows of random text (compresses about 2:1, so buffers hold little). */
   const fastRows = 'with recursive c(x) as (select 1 union all select x + 1 from c) select x, hex(randomblob(48)) as h from c';
@@ -277,7 +291,9 @@ describe('streaming under compression', () => {
     const { key: pausedKey } = await paused.catalog.addUser('alice');
     await paused.catalog.addScraper('alice/mixed', dataFile, { isPrivate: false, description: '' });
     const from = (await writtenDownloads(paused)).length;
-    const res = await request(dataUrl(paused.base, 'alice/mixed', 'json', { key: pausedKey, query: fastRows }), { 'accept-encoding': 'gzip' });
+    const res = await request(dataUrl(paused.base, 'alice/mixed', 'json', { key: pausedKey, query: fastRows }), {
+      'accept-encoding': 'gzip',
+    });
     assert.equal(res.headers['content-encoding'], 'gzip');
     // Read nothing. The query never ends: only once the socket, the compressor and the spool are
     // all full can its process come to rest, stopped on its output. Were the compressor to read
@@ -322,12 +338,14 @@ describe('streaming under compression', () => {
     await single.catalog.addScraper('alice/mixed', dataFile, { isPrivate: false, description: '' });
     for (const coding of ['gzip', 'br']) {
       const from = (await writtenDownloads(single)).length;
-      const res = await request(dataUrl(single.base, 'alice/mixed', 'ndjson', { key: singleKey, query: fastRows }),
-        { 'accept-encoding': coding });
+      const res = await request(dataUrl(single.base, 'alice/mixed', 'ndjson', { key: singleKey, query: fastRows }), {
+        'accept-encoding': coding,
+      });
       for await (const chunk of res) if ((chunk as Buffer).length > 0) break;
       res.destroy();
-      const quick = await fetch(dataUrl(single.base, 'alice/mixed', 'json', { key: singleKey, query: 'select 1 as one' }),
-        { signal: AbortSignal.timeout(30_000) });
+      const quick = await fetch(dataUrl(single.base, 'alice/mixed', 'json', { key: singleKey, query: 'select 1 as one' }), {
+        signal: AbortSignal.timeout(30_000),
+      });
       assert.deepEqual(await quick.json(), [{ one: 1 }], coding);
       const [row] = await downloadsFrom(single, from, 1);
       assert.equal(row!.status, 499, coding);

@@ -20,8 +20,12 @@ before(async () => {
   server = await startServer({ queryTimeoutMs: 2000 });
   ({ key: aliceKey } = await server.catalog.addUser('alice'));
   ({ key: bobKey } = await server.catalog.addUser('bob'));
-  const db = makeDb(sources, 'plants.sqlite', `create table plants (name text, height real);
-    insert into plants values ('fern', 0.5), ('oak', 20);`);
+  const db = makeDb(
+    sources,
+    'plants.sqlite',
+    `create table plants (name text, height real);
+    insert into plants values ('fern', 0.5), ('oak', 20);`,
+  );
   // Two scrapers with byte-identical data: their ETags must still differ.
   await server.catalog.addScraper('alice/plants', db, { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/twin', db, { isPrivate: false, description: '' });
@@ -31,11 +35,13 @@ after(() => server.close());
 
 /** A GET (or HEAD) in identity coding unless the headers say otherwise (fetch would ask for gzip). */
 async function get(
-  params: Record<string, string>, headers: Record<string, string> = {},
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
   { scraper = 'alice/plants', format = 'json', method = 'GET' } = {},
 ): Promise<{ res: Response; body: string }> {
   const res = await fetch(dataUrl(server.base, scraper, format, { key: aliceKey, ...params }), {
-    method, headers: { 'accept-encoding': 'identity', ...headers },
+    method,
+    headers: { 'accept-encoding': 'identity', ...headers },
   });
   return { res, body: await res.text() };
 }
@@ -123,8 +129,12 @@ describe('If-None-Match', () => {
   });
 
   test('works for every format, HEAD included', async () => {
-    for (const [format, params] of [['csv', { query: plantsQuery }], ['ndjson', { query: plantsQuery }], ['sqlite', {}],
-      ['json', { query: plantsQuery, callback: 'cb' }]] as const) {
+    for (const [format, params] of [
+      ['csv', { query: plantsQuery }],
+      ['ndjson', { query: plantsQuery }],
+      ['sqlite', {}],
+      ['json', { query: plantsQuery, callback: 'cb' }],
+    ] as const) {
       const etag = await etagOf(params, { format });
       for (const method of ['GET', 'HEAD']) {
         const { res, body } = await get(params, { 'if-none-match': etag }, { format, method });
@@ -162,9 +172,14 @@ describe('If-Modified-Since', () => {
     const lastModified = new Date(res.headers.get('last-modified')!);
     const at = (ms: number) => new Date(lastModified.getTime() + ms).toUTCString();
     const cases: [string, number][] = [
-      [at(0), 304], [at(1000), 304], [at(86_400_000), 304],
-      [at(-1000), 200], [new Date(0).toUTCString(), 200],
-      ['yesterday', 200], ['', 200], ['Sun, 32 Foo 99999 99:99:99 GMT', 200],
+      [at(0), 304],
+      [at(1000), 304],
+      [at(86_400_000), 304],
+      [at(-1000), 200],
+      [new Date(0).toUTCString(), 200],
+      ['yesterday', 200],
+      ['', 200],
+      ['Sun, 32 Foo 99999 99:99:99 GMT', 200],
     ];
     for (const [header, status] of cases) {
       const { res: conditional, body } = await get({ query: plantsQuery }, { 'if-modified-since': header });
@@ -214,8 +229,12 @@ describe('publishing', () => {
     const before = await get({ query }, {}, { scraper: 'alice/changing' });
     const oldEtag = before.res.headers.get('etag')!;
     const oldFileEtag = await etagOf({}, { scraper: 'alice/changing', format: 'sqlite' });
-    const fresh = makeDb(sources, 'plants-2.sqlite', `create table plants (name text, height real);
-      insert into plants values ('ash', 30);`);
+    const fresh = makeDb(
+      sources,
+      'plants-2.sqlite',
+      `create table plants (name text, height real);
+      insert into plants values ('ash', 30);`,
+    );
     await server.catalog.publish('alice/changing', fresh);
 
     const after = await get({ query }, { 'if-none-match': oldEtag }, { scraper: 'alice/changing' });

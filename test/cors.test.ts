@@ -18,7 +18,11 @@ before(async () => {
   server = await startServer();
   ({ key } = await server.catalog.addUser('alice'));
   ({ key: otherKey } = await server.catalog.addUser('bob'));
-  const db = makeDb(server.dataDir, 'd.sqlite', "create table data (title, content, link, date); insert into data values ('a', 'b', 'https://example.org/', '2026-01-01');");
+  const db = makeDb(
+    server.dataDir,
+    'd.sqlite',
+    "create table data (title, content, link, date); insert into data values ('a', 'b', 'https://example.org/', '2026-01-01');",
+  );
   await server.catalog.addScraper('alice/s', db, { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/private', db, { isPrivate: true, description: '' });
 });
@@ -32,16 +36,21 @@ function assertCors(res: Response, what: string): void {
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /Content-Disposition/, what);
 }
 
-test('every format\'s data response allows any origin', async () => {
+test("every format's data response allows any origin", async () => {
   for (const format of formatNames) {
-    const res = await fetch(dataUrl(server.base, 'alice/s', format, { query: 'select * from data' }), { headers: { ...origin, 'x-api-key': key } });
+    const res = await fetch(dataUrl(server.base, 'alice/s', format, { query: 'select * from data' }), {
+      headers: { ...origin, 'x-api-key': key },
+    });
     assert.equal(res.status, 200, format);
     assertCors(res, format);
     await res.arrayBuffer();
   }
   const jsonp = await fetch(dataUrl(server.base, 'alice/s', 'json', { query: 'select 1', callback: 'cb', key }), { headers: origin });
   assertCors(jsonp, 'jsonp');
-  const head = await fetch(dataUrl(server.base, 'alice/s', 'csv', { query: 'select 1' }), { method: 'HEAD', headers: { 'x-api-key': key } });
+  const head = await fetch(dataUrl(server.base, 'alice/s', 'csv', { query: 'select 1' }), {
+    method: 'HEAD',
+    headers: { 'x-api-key': key },
+  });
   assertCors(head, 'HEAD');
 });
 
@@ -67,11 +76,11 @@ test('errors allow any origin too, so a page can read why its call failed', asyn
     const res = await fetch(dataUrl(server.base, scraper, format, params), { headers: { ...origin, ...headers } });
     assert.equal(res.status, status, what);
     assertCors(res, what);
-    assert.equal(typeof (await res.json() as { error: unknown }).error, 'string', what);
+    assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string', what);
   }
 });
 
-test('a 304 (the client\'s copy is current) allows any origin too', async () => {
+test("a 304 (the client's copy is current) allows any origin too", async () => {
   const url = dataUrl(server.base, 'alice/s', 'json', { query: 'select 1' });
   const first = await fetch(url, { headers: { 'x-api-key': key } });
   await first.text();

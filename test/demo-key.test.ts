@@ -35,8 +35,13 @@ async function stop(server: ServeProcess): Promise<void> {
 async function demoData(base: string, key: string): Promise<{ sha256: string; updatedAt: string }> {
   const res = await fetch(`${base}/${demo}/data.sqlite`, { headers: { 'x-api-key': key } });
   assert.equal(res.status, 200);
-  const info = await (await fetch(`${base}/${demo}.json`)).json() as { updated_at: string };
-  return { sha256: createHash('sha256').update(Buffer.from(await res.arrayBuffer())).digest('hex'), updatedAt: info.updated_at };
+  const info = (await (await fetch(`${base}/${demo}.json`)).json()) as { updated_at: string };
+  return {
+    sha256: createHash('sha256')
+      .update(Buffer.from(await res.arrayBuffer()))
+      .digest('hex'),
+    updatedAt: info.updated_at,
+  };
 }
 
 /** The publishes the server has refused so far, as it logged them. */
@@ -45,9 +50,8 @@ const refusals = (server: ServeProcess) => publishRefusals(server.stdout()).map(
 /** A publish of another database to the demo scraper, as curl would send it; the code comes from the server's log. */
 async function publish(server: ServeProcess, key: string): Promise<{ status: number; error: string; code: string | undefined }> {
   const earlier = refusals(server).length;
-  const res = await putBody(server.base, demo, readFileSync(versionDb(2)),
-    { 'x-api-key': key, 'content-type': 'application/vnd.sqlite3' });
-  const { error } = await res.json() as { error: string };
+  const res = await putBody(server.base, demo, readFileSync(versionDb(2)), { 'x-api-key': key, 'content-type': 'application/vnd.sqlite3' });
+  const { error } = (await res.json()) as { error: string };
   await waitFor(() => refusals(server).length > earlier, 5000);
   return { status: res.status, error, code: refusals(server)[earlier] };
 }

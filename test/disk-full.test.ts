@@ -25,7 +25,10 @@ describe('a full disk', { skip: disk.skip }, () => {
     disk.unmount();
   });
 
-  for (const [what, kb] of [['no room for the upload', 150], ['room for the upload but not for its import', 900]] as const) {
+  for (const [what, kb] of [
+    ['no room for the upload', 150],
+    ['room for the upload but not for its import', 900],
+  ] as const) {
     test(`${what}: 507, the old data keeps serving and no file is left behind`, async () => {
       disk.leaveFree(kb);
       await publishRefused();
@@ -38,7 +41,10 @@ describe('a full disk', { skip: disk.skip }, () => {
     assert.equal(res.status, 507, await res.clone().text());
     assert.match(((await res.json()) as { error: string }).error, /no room left/);
     assert.deepEqual(await readVersion(server.base, 'alice/plants', key), { n: 100, v: 1 });
-    assert.deepEqual(listFiles(server.dataDir).filter((f) => !f.startsWith('siphon.db')), files);
+    assert.deepEqual(
+      listFiles(server.dataDir).filter((f) => !f.startsWith('siphon.db')),
+      files,
+    );
   }
 
   test('reads are still served', async () => {

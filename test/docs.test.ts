@@ -18,8 +18,10 @@ const api = read('docs/api.md');
 const readme = read('README.md');
 
 /** Every error's code and status, read from where they are defined (status is a name when it varies). */
-const allErrors = [...read('src/errors.ts').matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)]
-  .map(([, code, status]) => ({ code: code!, status: status! }));
+const allErrors = [...read('src/errors.ts').matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({
+  code: code!,
+  status: status!,
+}));
 
 /** Markdown without its fenced code blocks, where nothing is a heading or a link. */
 const outsideCode = (source: string) => source.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
@@ -33,7 +35,10 @@ after(() => server.close());
 test('docs/api.md holds what npm run docs writes from the code', () => {
   const regenerated = withGeneratedParts(api, generatedParts());
   assert.ok(regenerated === api, 'docs/api.md is out of date: run npm run docs and commit it');
-  assert.throws(() => withGeneratedParts(api.replace('<!-- end generated: limits -->', ''), generatedParts()), /lacks the generated parts limits/);
+  assert.throws(
+    () => withGeneratedParts(api.replace('<!-- end generated: limits -->', ''), generatedParts()),
+    /lacks the generated parts limits/,
+  );
 });
 
 test('every error code of src/errors.ts is in docs/api.md, in a row giving its status', () => {
@@ -45,7 +50,11 @@ test('every error code of src/errors.ts is in docs/api.md, in a row giving its s
   }
   const documented = new Set(api.match(/SIPHON_ERR_\w+/g));
   const defined = new Set(allErrors.map((e) => e.code));
-  assert.deepEqual([...documented].filter((code) => !defined.has(code)), [], 'docs/api.md names no code that does not exist');
+  assert.deepEqual(
+    [...documented].filter((code) => !defined.has(code)),
+    [],
+    'docs/api.md names no code that does not exist',
+  );
 });
 
 test('every format is in the formats table of docs/api.md', () => {
@@ -79,18 +88,31 @@ test('links between the documents lead to a file and a heading that exist', () =
 });
 
 test('Markdown written from the code shows values as text, and code exactly', () => {
-  const { html } = renderMarkdown(`${markdownTable(['a'], [[markdownText('<script>x|y</script> *not* `code` & [no](link) https://elsewhere.example')]])}\n\n${codeBlock('one ``` two\n')}`);
-  assert.ok(html.text.includes('<td>&lt;script&gt;x|y&lt;/script&gt; *not* `code` &amp; [no](link) https://elsewhere.example</td>'), html.text);
+  const { html } = renderMarkdown(
+    `${markdownTable(['a'], [[markdownText('<script>x|y</script> *not* `code` & [no](link) https://elsewhere.example')]])}\n\n${codeBlock('one ``` two\n')}`,
+  );
+  assert.ok(
+    html.text.includes('<td>&lt;script&gt;x|y&lt;/script&gt; *not* `code` &amp; [no](link) https://elsewhere.example</td>'),
+    html.text,
+  );
   assert.ok(html.text.includes('<pre><code>one ``` two\n</code></pre>'), html.text);
 });
 
 /** The page's text between tags, as a reader sees it. */
-const plain = (html: string) => html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>')
-  .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const plain = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 test('/docs and /documentation/api show docs/api.md: its title, every heading and every error code', async () => {
-  const headings = [...outsideCode(api).matchAll(/^(#{1,6}) (.+)$/gm)]
-    .map(([, hashes, text]) => ({ depth: hashes!.length, text: text!.replace(/`/g, '').replace(/\\(.)/g, '$1') }));
+  const headings = [...outsideCode(api).matchAll(/^(#{1,6}) (.+)$/gm)].map(([, hashes, text]) => ({
+    depth: hashes!.length,
+    text: text!.replace(/`/g, '').replace(/\\(.)/g, '$1'),
+  }));
   assert.ok(headings.length > 20, 'the headings were found');
   const codes = new Set(api.match(/SIPHON_ERR_\w+/g));
   for (const p of ['/docs', '/documentation/api']) {

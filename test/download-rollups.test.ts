@@ -25,29 +25,51 @@ let server: TestServer;
 /** Who downloaded each scraper and how often, per UTC day, and in all: counted over the downloads table itself. */
 function countedWithSql(db: Database.Database) {
   return {
-    totals: db.prepare(`select s.name as scraper, a.name as owner, count(*) as count from downloads d
+    totals: db
+      .prepare(
+        `select s.name as scraper, a.name as owner, count(*) as count from downloads d
       join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id
-      group by d.scraper_id, d.account_id order by scraper, owner`).all() as { scraper: string; owner: string; count: number }[],
-    days: db.prepare(`select s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
-      join scrapers s on s.id = d.scraper_id group by d.scraper_id, day order by scraper, day`).all() as { scraper: string; day: string; count: number }[],
+      group by d.scraper_id, d.account_id order by scraper, owner`,
+      )
+      .all() as { scraper: string; owner: string; count: number }[],
+    days: db
+      .prepare(
+        `select s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
+      join scrapers s on s.id = d.scraper_id group by d.scraper_id, day order by scraper, day`,
+      )
+      .all() as { scraper: string; day: string; count: number }[],
     // What /account shows: an account's own downloads per scraper and day.
-    accountDays: db.prepare(`select a.name as account, s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
+    accountDays: db
+      .prepare(
+        `select a.name as account, s.name as scraper, substr(d.at, 1, 10) as day, count(*) as count from downloads d
       join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id
-      group by d.account_id, d.scraper_id, day order by account, scraper, day`).all() as { account: string; scraper: string; day: string; count: number }[],
+      group by d.account_id, d.scraper_id, day order by account, scraper, day`,
+      )
+      .all() as { account: string; scraper: string; day: string; count: number }[],
   };
 }
 
 /** The same, as the kept counts have it. */
 function kept(db: Database.Database): ReturnType<typeof countedWithSql> {
   return {
-    totals: db.prepare(`select s.name as scraper, a.name as owner, t.count from download_totals t
-      join scrapers s on s.id = t.scraper_id join accounts a on a.id = t.account_id order by scraper, owner`).all() as
-      { scraper: string; owner: string; count: number }[],
-    days: db.prepare(`select s.name as scraper, d.day, d.count from download_days d
-      join scrapers s on s.id = d.scraper_id order by scraper, day`).all() as { scraper: string; day: string; count: number }[],
-    accountDays: db.prepare(`select a.name as account, s.name as scraper, d.day, d.count from download_account_days d
-      join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id order by account, scraper, day`).all() as
-      { account: string; scraper: string; day: string; count: number }[],
+    totals: db
+      .prepare(
+        `select s.name as scraper, a.name as owner, t.count from download_totals t
+      join scrapers s on s.id = t.scraper_id join accounts a on a.id = t.account_id order by scraper, owner`,
+      )
+      .all() as { scraper: string; owner: string; count: number }[],
+    days: db
+      .prepare(
+        `select s.name as scraper, d.day, d.count from download_days d
+      join scrapers s on s.id = d.scraper_id order by scraper, day`,
+      )
+      .all() as { scraper: string; day: string; count: number }[],
+    accountDays: db
+      .prepare(
+        `select a.name as account, s.name as scraper, d.day, d.count from download_account_days d
+      join scrapers s on s.id = d.scraper_id join accounts a on a.id = d.account_id order by account, scraper, day`,
+      )
+      .all() as { account: string; scraper: string; day: string; count: number }[],
   };
 }
 
@@ -70,14 +92,17 @@ const number = (s: string) => Number(s.replace(/,/g, ''));
 /** What the page, scraper.json and the home page show of one scraper's downloads. */
 async function shown(scraper: string) {
   const page = await text(`${server.base}/alice/${scraper}`);
-  const info = JSON.parse(await text(`${server.base}/alice/${scraper}.json`)) as
-    { downloads: { total: number; by: { owner: string; count: number }[] } };
+  const info = JSON.parse(await text(`${server.base}/alice/${scraper}.json`)) as {
+    downloads: { total: number; by: { owner: string; count: number }[] };
+  };
   const home = await text(`${server.base}/`);
   const listed = new RegExp(`href="/alice/${scraper}">${scraper}</a></h3>[\\s\\S]*?Downloaded ([\\d,]+) times`).exec(home);
   return {
     pageTotal: number(/data-downloads="(\d+)"/.exec(page)![1]!),
-    pageBy: [...page.matchAll(/<li><a href="\/(\w+)">\w+<\/a> <span class="count"[^>]*>([\d,]+)<\/span><\/li>/g)]
-      .map(([, owner, n]) => ({ owner: owner!, count: number(n!) })),
+    pageBy: [...page.matchAll(/<li><a href="\/(\w+)">\w+<\/a> <span class="count"[^>]*>([\d,]+)<\/span><\/li>/g)].map(([, owner, n]) => ({
+      owner: owner!,
+      count: number(n!),
+    })),
     bars: [...page.matchAll(/data-day="([\d-]+)" data-count="(\d+)"/g)].map(([, day, n]) => ({ day: day!, count: Number(n) })),
     info: info.downloads,
     homeTotal: listed ? number(listed[1]!) : undefined,
@@ -87,7 +112,9 @@ async function shown(scraper: string) {
 /** Checks what is shown of each scraper against `expected`, counted with SQL. */
 async function assertShown(expected: ReturnType<typeof countedWithSql>): Promise<void> {
   for (const scraper of ['a', 'b', 'c']) {
-    const by = expected.totals.filter((t) => t.scraper === scraper).map(({ owner, count }) => ({ owner, count }))
+    const by = expected.totals
+      .filter((t) => t.scraper === scraper)
+      .map(({ owner, count }) => ({ owner, count }))
       .sort((x, y) => y.count - x.count || x.owner.localeCompare(y.owner));
     const total = by.reduce((n, b) => n + b.count, 0);
     const perDay = new Map(expected.days.filter((d) => d.scraper === scraper).map((d) => [d.day, d.count]));
@@ -99,8 +126,15 @@ async function assertShown(expected: ReturnType<typeof countedWithSql>): Promise
     assert.equal(seen.homeTotal, total, `home page, ${scraper}`);
     assert.equal(seen.bars.length, 90);
     // Each bar against its own day, so a UTC midnight between counting and the page changes nothing.
-    assert.deepEqual(seen.bars, seen.bars.map(({ day }) => ({ day, count: perDay.get(day) ?? 0 })), `chart of ${scraper}`);
-    assert.ok(seen.bars.some((b) => b.count > 0), scraper);
+    assert.deepEqual(
+      seen.bars,
+      seen.bars.map(({ day }) => ({ day, count: perDay.get(day) ?? 0 })),
+      `chart of ${scraper}`,
+    );
+    assert.ok(
+      seen.bars.some((b) => b.count > 0),
+      scraper,
+    );
   }
 }
 
@@ -146,7 +180,7 @@ after(async () => {
 });
 
 describe('an old metadata file with a million downloads', () => {
-  test('is migrated on opening: schema version 6 (the latest), counts equal to those counted over the downloads, each key\'s last use its latest download', () => {
+  test("is migrated on opening: schema version 6 (the latest), counts equal to those counted over the downloads, each key's last use its latest download", () => {
     withMeta((db) => {
       assert.equal(db.pragma('user_version', { simple: true }), 6);
       assert.deepEqual(kept(db), countedWithSql(db));
@@ -196,7 +230,7 @@ test('after a mixed run through the API, the counts still agree with count(*)', 
   await assertShown(counted);
 });
 
-test('pages read only the kept counts: with the downloads emptied behind the server\'s back, they show the same', async () => {
+test("pages read only the kept counts: with the downloads emptied behind the server's back, they show the same", async () => {
   const counted = withMeta(countedWithSql);
   const db = new Database(file);
   try {

@@ -60,8 +60,14 @@ describe('downloads on a full disk', { skip: disk.skip }, () => {
 
     disk.free();
     await waitFor(() => readDownloads(server.dataDir).length === recorded + answered.length, 15_000);
-    assert.deepEqual(readDownloads(server.dataDir).slice(recorded).map((d) => d.query), answered, 'every answered call, in order');
-    const info = await (await fetch(`${server.base}/alice/plants.json`)).json() as { downloads: { total: number } };
+    assert.deepEqual(
+      readDownloads(server.dataDir)
+        .slice(recorded)
+        .map((d) => d.query),
+      answered,
+      'every answered call, in order',
+    );
+    const info = (await (await fetch(`${server.base}/alice/plants.json`)).json()) as { downloads: { total: number } };
     assert.equal(info.downloads.total, recorded + answered.length, 'and counted');
     assert.equal((await call('select 1 as n')).status, 200, 'calls are served again');
   });

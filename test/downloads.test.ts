@@ -24,7 +24,7 @@ const sources = tempDir();
 async function info(scraper: string): Promise<ScraperJson> {
   const res = await fetch(`${server.base}/${scraper}.json`);
   assert.equal(res.status, 200);
-  return await res.json() as ScraperJson;
+  return (await res.json()) as ScraperJson;
 }
 
 /**
@@ -44,8 +44,10 @@ async function settledStats(scraper: string, expected: number, waitMs = 5000): P
 function keyIds(account: string): number[] {
   const db = openMeta(server.dataDir);
   try {
-    return db.prepare('select k.id from api_keys k join accounts a on a.id = k.account_id where a.name = ? order by k.id')
-      .pluck().all(account) as number[];
+    return db
+      .prepare('select k.id from api_keys k join accounts a on a.id = k.account_id where a.name = ? order by k.id')
+      .pluck()
+      .all(account) as number[];
   } finally {
     db.close();
   }
@@ -66,8 +68,12 @@ before(async () => {
   ({ key: carolKey } = await server.catalog.addUser('carol'));
   carolKey2 = await server.catalog.createKey('carol', { readOnly: true });
   ({ key: daveKey } = await server.catalog.addUser('dave'));
-  const db = makeDb(sources, 'plants.sqlite', `create table plants (name text, height real);
-    insert into plants values ('fern', 0.5), ('oak', 20), ('reed', 2);`);
+  const db = makeDb(
+    sources,
+    'plants.sqlite',
+    `create table plants (name text, height real);
+    insert into plants values ('fern', 0.5), ('oak', 20), ('reed', 2);`,
+  );
   await server.catalog.addScraper('alice/plants', db, { isPrivate: false, description: 'Plants' });
   await server.catalog.addScraper('alice/hidden', db, { isPrivate: true, description: '' });
 });
@@ -90,7 +96,13 @@ describe('downloads', () => {
       bodies.set(name, (await res.arrayBuffer()).byteLength);
     }
     const stats = await settledStats('alice/plants', 4);
-    assert.deepEqual(stats, { total: 4, by: [{ owner: 'carol', count: 3 }, { owner: 'dave', count: 1 }] });
+    assert.deepEqual(stats, {
+      total: 4,
+      by: [
+        { owner: 'carol', count: 3 },
+        { owner: 'dave', count: 1 },
+      ],
+    });
   });
 
   test('each download records account, key, format, query, status, rows, bytes and duration', () => {
@@ -99,11 +111,35 @@ describe('downloads', () => {
     const [carolA, carolB] = keyIds('carol');
     const [daveA] = keyIds('dave');
     const expected: Partial<DownloadRow>[] = [
-      { account_id: accountId('carol'), key_id: carolA, format: 'json', query: 'select name from plants order by name', status: 200, rows: 3, bytes: bodies.get('carol json') },
-      { account_id: accountId('carol'), key_id: carolB, format: 'csv', query: 'select * from plants where height > 1', status: 200, rows: 2, bytes: bodies.get('carol csv') },
+      {
+        account_id: accountId('carol'),
+        key_id: carolA,
+        format: 'json',
+        query: 'select name from plants order by name',
+        status: 200,
+        rows: 3,
+        bytes: bodies.get('carol json'),
+      },
+      {
+        account_id: accountId('carol'),
+        key_id: carolB,
+        format: 'csv',
+        query: 'select * from plants where height > 1',
+        status: 200,
+        rows: 2,
+        bytes: bodies.get('carol csv'),
+      },
       { account_id: accountId('carol'), key_id: carolA, format: 'json', query: 'select nope from plants', status: 400, rows: null },
       // The whole file is the download: there is no query and no row count.
-      { account_id: accountId('dave'), key_id: daveA, format: 'sqlite', query: null, status: 200, rows: null, bytes: bodies.get('dave sqlite') },
+      {
+        account_id: accountId('dave'),
+        key_id: daveA,
+        format: 'sqlite',
+        query: null,
+        status: 200,
+        rows: null,
+        bytes: bodies.get('dave sqlite'),
+      },
     ];
     rows.forEach((row, i) => {
       const picked = Object.fromEntries(Object.keys(expected[i]!).map((k) => [k, row[k as keyof DownloadRow]]));
@@ -168,16 +204,30 @@ describe('publishing through the CLI while the server runs', () => {
 
   test('the next request sees the new data and scraper.json shows the new tables and a later updated_at', async () => {
     const before = await info(scraper);
-    assert.deepEqual(before.tables.map((t) => [t.name, t.rows]), [['t', 100]]);
+    assert.deepEqual(
+      before.tables.map((t) => [t.name, t.rows]),
+      [['t', 100]],
+    );
     assert.deepEqual(await (await fetch(countUrl())).json(), [{ n: 100, v: 1 }]);
-    const newData = makeDb(tempDir(), 'birds.sqlite', `create table t (v integer); insert into t values (7);
-      create table birds (name text, seen integer); insert into birds values ('wren', 3), ('kite', 1);`);
+    const newData = makeDb(
+      tempDir(),
+      'birds.sqlite',
+      `create table t (v integer); insert into t values (7);
+      create table birds (name text, seen integer); insert into birds values ('wren', 3), ('kite', 1);`,
+    );
     await runCliOk(['scraper', 'publish', scraper, '--db', newData], { dataDir: server.dataDir });
 
     assert.deepEqual(await (await fetch(countUrl())).json(), [{ n: 1, v: 7 }]);
     const after = await info(scraper);
     assert.deepEqual(after.tables, [
-      { name: 'birds', columns: [{ name: 'name', type: 'TEXT' }, { name: 'seen', type: 'INTEGER' }], rows: 2 },
+      {
+        name: 'birds',
+        columns: [
+          { name: 'name', type: 'TEXT' },
+          { name: 'seen', type: 'INTEGER' },
+        ],
+        rows: 2,
+      },
       { name: 't', columns: [{ name: 'v', type: 'INTEGER' }], rows: 1 },
     ]);
     assert.ok(Date.parse(after.updated_at) > Date.parse(before.updated_at), `${after.updated_at} after ${before.updated_at}`);

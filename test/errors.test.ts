@@ -19,7 +19,7 @@ after(() => server.close());
 
 async function call(url: string, init?: RequestInit): Promise<{ status: number; type: string | null; body: { error?: string } }> {
   const res = await fetch(url, init);
-  return { status: res.status, type: res.headers.get('content-type'), body: await res.json() as { error?: string } };
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { error?: string } };
 }
 
 const q = { query: 'select * from data' };

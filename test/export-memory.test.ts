@@ -13,10 +13,14 @@ before(async () => {
   // a machine busy with other test files may take longer.
   server = await startServer({ queryTimeoutMs: 120_000 });
   ({ key } = await server.catalog.addUser('alice'));
-  const db = makeDb(server.dataDir, 'million.sqlite', `
+  const db = makeDb(
+    server.dataDir,
+    'million.sqlite',
+    `
     create table t (id integer primary key, n integer, r real, s text);
     with recursive c(x) as (select 1 union all select x + 1 from c where x < ${rowCount})
-    insert into t select x, x * 7, x / 3.0, printf('row %d of a long export, with "quotes", commas', x) from c;`);
+    insert into t select x, x * 7, x / 3.0, printf('row %d of a long export, with "quotes", commas', x) from c;`,
+  );
   await server.catalog.addScraper('alice/million', db, { isPrivate: false, description: '' });
 });
 after(() => server.close());
@@ -24,16 +28,18 @@ after(() => server.close());
 /** Streams a response, counting bytes and row separators without keeping the body. */
 function drain(url: string): Promise<{ status: number; bytes: number; newlines: number; complete: boolean }> {
   return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      let bytes = 0;
-      let newlines = 0;
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines += 1;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, bytes, newlines, complete: res.complete }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, (res) => {
+        let bytes = 0;
+        let newlines = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines += 1;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, bytes, newlines, complete: res.complete }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -41,7 +47,9 @@ test('a 1,000,000-row export streams with the server memory flat', async (t) => 
   global.gc?.();
   const before = process.memoryUsage().rss;
   let peak = before;
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
   try {
     for (const format of ['json', 'csv', 'ndjson']) {
       const result = await drain(dataUrl(server.base, 'alice/million', format, { key, query: 'select * from t' }));

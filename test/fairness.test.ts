@@ -22,15 +22,19 @@ after(() => server.close());
 const url = (key: string, query: string, format = 'json') => dataUrl(server.base, 'alice/big', format, { key, query });
 
 /** Every process ready and idle, nothing waiting: a test starts from a quiet pool. */
-const quietPool = () => waitFor(() => {
-  const s = server.pool.stats();
-  return s.ready === server.config.queryProcesses && s.busy === 0 && s.waiting === 0;
-}, 10_000);
+const quietPool = () =>
+  waitFor(() => {
+    const s = server.pool.stats();
+    return s.ready === server.config.queryProcesses && s.busy === 0 && s.waiting === 0;
+  }, 10_000);
 
 /** Makes a request and hands back the response unread, paused: a client that reads nothing yet. */
 function slowRequest(target: string): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.get(target, (res) => { res.pause(); resolve(res); });
+    const req = http.get(target, (res) => {
+      res.pause();
+      resolve(res);
+    });
     req.on('error', reject);
   });
 }
@@ -39,7 +43,9 @@ function slowRequest(target: string): Promise<http.IncomingMessage> {
 function finish(res: http.IncomingMessage): Promise<{ bytes: number; complete: boolean }> {
   return new Promise((resolve) => {
     let bytes = 0;
-    res.on('data', (c: Buffer) => { bytes += c.length; });
+    res.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
     res.on('end', () => resolve({ bytes, complete: res.complete }));
     res.on('error', () => resolve({ bytes, complete: false }));
     res.on('aborted', () => resolve({ bytes, complete: false }));
@@ -62,7 +68,10 @@ test('slow readers do not hold query processes: everyone else is served while th
   await waitFor(() => roomy.pool.stats().busy === 0, 60_000);
   const quick = await fetch(roomyUrl(roomyKeys[2]!, 'select 1 as one'));
   assert.deepEqual(await quick.json(), [{ one: 1 }]);
-  assert.ok(slow.every((res) => !res.complete), 'the slow responses are still being read');
+  assert.ok(
+    slow.every((res) => !res.complete),
+    'the slow responses are still being read',
+  );
   // And the slow readers still get every byte, in order.
   for (const res of slow) {
     const chunks: Buffer[] = [];
@@ -84,7 +93,9 @@ test('an endless export to a slow reader ends at the query time limit, and holds
 
 test("one key's flood of runaway queries does not keep another key waiting behind it", async () => {
   await quietPool();
-  const flood = Array.from({ length: 6 }, () => fetch(url(keys[0]!, runaway)).then(async (r) => ({ status: r.status, body: await r.json() as { error: string } })));
+  const flood = Array.from({ length: 6 }, () =>
+    fetch(url(keys[0]!, runaway)).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: string } })),
+  );
   const answered: string[] = [];
   flood.forEach((p, i) => void p.then(() => answered.push(`flood${i}`)));
   await waitFor(() => server.pool.stats().busy === 2 && server.pool.stats().waiting === 4, 5000);
@@ -96,7 +107,10 @@ test("one key's flood of runaway queries does not keep another key waiting behin
   assert.ok(answered.indexOf('other') <= 2, `answered in order: ${answered.join(' ')}`);
   // Past its queue (2 running + 4 waiting), the flooding key is refused with 429 and Retry-After.
   const statuses = results.map((r) => r.status);
-  assert.ok(statuses.every((s) => s === 400), `runaways stopped at the limit: ${statuses.join(' ')}`);
+  assert.ok(
+    statuses.every((s) => s === 400),
+    `runaways stopped at the limit: ${statuses.join(' ')}`,
+  );
 });
 
 test('past its queue a key gets 429 SIPHON_ERR_KEY_BUSY with Retry-After; other keys are served', async () => {

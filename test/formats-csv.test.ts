@@ -6,7 +6,18 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { dataUrl } from './helpers/server.js';
-import { allRows, fetchText, manyRowCount, manyRows, noRows, oddColumn, rowCount, startFormatsFixture, type FormatsFixture, type RefValue } from './formats-fixture.js';
+import {
+  allRows,
+  fetchText,
+  manyRowCount,
+  manyRows,
+  noRows,
+  oddColumn,
+  rowCount,
+  startFormatsFixture,
+  type FormatsFixture,
+  type RefValue,
+} from './formats-fixture.js';
 
 let fx: FormatsFixture;
 const url = (query: string) => dataUrl(fx.server.base, 'alice/awkward', 'csv', { key: fx.key, query });
@@ -68,17 +79,20 @@ test('csv stays exact across batches and chunks of a large result', async () => 
 
 test('csv writes quotes, separators, line breaks, NULL and empty values byte for byte', async () => {
   const { text } = await fetchText(url('select id, t, i, r, b from awkward where id in (1, 2, 3, 4, 5, 6, 12) order by id'));
-  assert.equal(text, [
-    'id,t,i,r,b',
-    '1,"say ""hi""",0,0.1,AP8Q',
-    '2,"a,b,c",9007199254740993,1e-300,""', // an empty BLOB is an empty value, not NULL
-    '3,"cr\ronly",-9223372036854775808,1.7976931348623157e+308,', // a lone CR is quoted
-    '4,"lf\nonly",9223372036854775807,Infinity,', // a lone LF is quoted
-    '5,"crlf\r\nend",-1,-Infinity,',
-    '6,"",,1.0,""', // empty string is "" while NULL is an empty field
-    '12,,,,',
-    '',
-  ].join('\n'));
+  assert.equal(
+    text,
+    [
+      'id,t,i,r,b',
+      '1,"say ""hi""",0,0.1,AP8Q',
+      '2,"a,b,c",9007199254740993,1e-300,""', // an empty BLOB is an empty value, not NULL
+      '3,"cr\ronly",-9223372036854775808,1.7976931348623157e+308,', // a lone CR is quoted
+      '4,"lf\nonly",9223372036854775807,Infinity,', // a lone LF is quoted
+      '5,"crlf\r\nend",-1,-Infinity,',
+      '6,"",,1.0,""', // empty string is "" while NULL is an empty field
+      '12,,,,',
+      '',
+    ].join('\n'),
+  );
 });
 
 test('csv keeps spaces, unicode, emoji and HTML characters as they are', async () => {

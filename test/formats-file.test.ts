@@ -34,10 +34,12 @@ function rawRequest(method: string, target: string): Promise<{ status: number; h
       const split = all.indexOf('\r\n\r\n');
       if (split < 0) return reject(new Error(`no header end in ${JSON.stringify(all.toString())}`));
       const [statusLine, ...lines] = all.subarray(0, split).toString('latin1').split('\r\n');
-      const headers = new Map(lines.map((l) => {
-        const colon = l.indexOf(':');
-        return [l.slice(0, colon).toLowerCase(), l.slice(colon + 1).trim()] as [string, string];
-      }));
+      const headers = new Map(
+        lines.map((l) => {
+          const colon = l.indexOf(':');
+          return [l.slice(0, colon).toLowerCase(), l.slice(colon + 1).trim()] as [string, string];
+        }),
+      );
       resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: all.subarray(split + 4) });
     });
     socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);

@@ -77,7 +77,12 @@ export async function startFormatsFixture(): Promise<FormatsFixture> {
   };
   checkFixture(reference);
   return {
-    server, key, file: added.data.file, owner: 'alice', scraper: 'awkward', reference,
+    server,
+    key,
+    file: added.data.file,
+    owner: 'alice',
+    scraper: 'awkward',
+    reference,
     async close() {
       db.close();
       await server.close();

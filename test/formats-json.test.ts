@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parse } from 'lossless-json';
 import { dataUrl } from './helpers/server.js';
-import { allRows, assertJsonRow, fetchText, manyRowCount, manyRows, noRows, rowCount, startFormatsFixture, type FormatsFixture } from './formats-fixture.js';
+import {
+  allRows,
+  assertJsonRow,
+  fetchText,
+  manyRowCount,
+  manyRows,
+  noRows,
+  rowCount,
+  startFormatsFixture,
+  type FormatsFixture,
+} from './formats-fixture.js';
 
 let fx: FormatsFixture;
 const url = (format: string, query: string) => dataUrl(fx.server.base, 'alice/awkward', format, { key: fx.key, query });
@@ -42,14 +52,17 @@ test('json writes big integers, infinities and escapes byte for byte', async () 
   const { text } = await fetchText(url('json', 'select id, t, i, r, b from awkward where id in (4, 5, 10, 11) order by id'));
   // Infinite REAL as ±9e999 (SQLite's json functions do the same); 2^63-1 as written, not rounded.
   // `<`, `>`, `&`, U+2028 and U+2029 \u-escaped so the body can sit inside HTML or old JS parsers.
-  assert.equal(text, [
-    '[',
-    '{"id":4,"t":"lf\\nonly","i":9223372036854775807,"r":9e999,"b":null}',
-    ',{"id":5,"t":"crlf\\r\\nend","i":-1,"r":-9e999,"b":null}',
-    ',{"id":10,"t":"\\u0026 \\u003c \\u003e ]]\\u003e \\u003c/script\\u003e","i":null,"r":null,"b":null}',
-    ',{"id":11,"t":"line\\u2028sep\\u2029para","i":null,"r":null,"b":null}',
-    ']',
-  ].join('\n'));
+  assert.equal(
+    text,
+    [
+      '[',
+      '{"id":4,"t":"lf\\nonly","i":9223372036854775807,"r":9e999,"b":null}',
+      ',{"id":5,"t":"crlf\\r\\nend","i":-1,"r":-9e999,"b":null}',
+      ',{"id":10,"t":"\\u0026 \\u003c \\u003e ]]\\u003e \\u003c/script\\u003e","i":null,"r":null,"b":null}',
+      ',{"id":11,"t":"line\\u2028sep\\u2029para","i":null,"r":null,"b":null}',
+      ']',
+    ].join('\n'),
+  );
 });
 
 test('json never has a raw < > & U+2028 or U+2029, in values or in column names', async () => {

@@ -85,15 +85,42 @@ export interface FuzzRequest {
 const tokenChars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~';
 const urlChars = `${tokenChars}!$'()*+,;=:@/?&%#[]"<>\\^\`{|} `;
 const sqlSamples = [
-  'select * from "data" limit 3', 'select title, date from "data" order by date desc limit 2', 'select count(*) from "data"',
-  'select title, content, link, date from "data"', 'values (1, 2), (3, 4)', 'with t(x) as (select 1) select x from t',
-  'select 1; select 2', 'select * from nothere', 'selec 1', 'delete from "data"', 'pragma table_info("data")',
-  'attach database \'/tmp/x\' as x', 'select \'€漢😀\' as s', 'select char(0)', 'select zeroblob(1000)', '', '   ',
-  '/* comment */ select 1 -- trailing', 'select "unterminated', 'select 1e999, -0.0, 9007199254740993',
+  'select * from "data" limit 3',
+  'select title, date from "data" order by date desc limit 2',
+  'select count(*) from "data"',
+  'select title, content, link, date from "data"',
+  'values (1, 2), (3, 4)',
+  'with t(x) as (select 1) select x from t',
+  'select 1; select 2',
+  'select * from nothere',
+  'selec 1',
+  'delete from "data"',
+  'pragma table_info("data")',
+  "attach database '/tmp/x' as x",
+  "select '€漢😀' as s",
+  'select char(0)',
+  'select zeroblob(1000)',
+  '',
+  '   ',
+  '/* comment */ select 1 -- trailing',
+  'select "unterminated',
+  'select 1e999, -0.0, 9007199254740993',
   'with recursive c(x) as (select 1 union all select x + 1 from c where x < 2000) select x from c',
 ];
 const formats = ['json', 'csv', 'ndjson', 'atom', 'sqlite', 'xml', 'JSON', 'json.gz', 'sqlite3', ''];
-const callbacks = ['cb', 'my.cb_1$', '$', 'a'.repeat(128), 'a'.repeat(129), 'alert(1)', "a(){}alert(document['domain']);function b", '1abc', '', 'a..b', '</script>'];
+const callbacks = [
+  'cb',
+  'my.cb_1$',
+  '$',
+  'a'.repeat(128),
+  'a'.repeat(129),
+  'alert(1)',
+  "a(){}alert(document['domain']);function b",
+  '1abc',
+  '',
+  'a..b',
+  '</script>',
+];
 const brokenEscapes = ['%', '%Z', '%ZZ', '%E0%A4%A', '%FF', '%C0%80', '%ED%A0%80', '%00', '%2F', '%25', '%%', '%u0041', '%e2%82'];
 
 /** Text with some characters percent-encoded, some broken escapes and some raw bytes thrown in. */
@@ -111,7 +138,13 @@ function mangle(r: Random, text: string): string {
 
 /** A key as a client might send one: valid, revoked, unknown, empty, or not a key at all. */
 function keyValue(r: Random, ctx: FuzzContext): string {
-  return r.weighted<string>([[5, ctx.keys.valid], [1, ctx.keys.revoked], [1, ctx.keys.unknown], [1, ''], [1, r.text(urlChars, r.int(40))]]);
+  return r.weighted<string>([
+    [5, ctx.keys.valid],
+    [1, ctx.keys.revoked],
+    [1, ctx.keys.unknown],
+    [1, ''],
+    [1, r.text(urlChars, r.int(40))],
+  ]);
 }
 
 /** `key` in the spellings that decode to it, and names that do not. */
@@ -137,17 +170,22 @@ function queryString(r: Random, ctx: FuzzContext, keys: string[]): string {
   const sent: string[] = [];
   const count = r.int(6);
   for (let i = 0; i < count; i += 1) {
-    params.push(r.weighted<() => string>([
-      [4, () => {
-        const key = keyValue(r, ctx);
-        sent.push(key);
-        return `${r.pick(keyNames)}=${encodeURIComponent(key)}`;
-      }],
-      [5, () => `query=${mangle(r, sqlValue(r))}`],
-      [2, () => `callback=${mangle(r, r.pick(callbacks))}`],
-      [2, () => `${mangle(r, r.text(urlChars, 1 + r.int(12)))}=${mangle(r, r.text(urlChars, r.int(30)))}`],
-      [1, () => r.pick(['', '&', '=', '==', 'query', 'key', 'callback=', '%', '&&&', 'table=data', 'sql=select+1', 'format=atom'])],
-    ])());
+    params.push(
+      r.weighted<() => string>([
+        [
+          4,
+          () => {
+            const key = keyValue(r, ctx);
+            sent.push(key);
+            return `${r.pick(keyNames)}=${encodeURIComponent(key)}`;
+          },
+        ],
+        [5, () => `query=${mangle(r, sqlValue(r))}`],
+        [2, () => `callback=${mangle(r, r.pick(callbacks))}`],
+        [2, () => `${mangle(r, r.text(urlChars, 1 + r.int(12)))}=${mangle(r, r.text(urlChars, r.int(30)))}`],
+        [1, () => r.pick(['', '&', '=', '==', 'query', 'key', 'callback=', '%', '&&&', 'table=data', 'sql=select+1', 'format=atom'])],
+      ])(),
+    );
   }
   const separator = r.chance(0.95) ? '&' : r.pick(['&&', ';', '&amp;']);
   if (separator !== ';') keys.push(...sent);
@@ -158,8 +196,24 @@ function path(r: Random, ctx: FuzzContext): string {
   const scraper = r.pick([...ctx.scrapers, 'alice/nothing', 'nobody/planning', 'ALICE/Planning']);
   return r.weighted<() => string>([
     [10, () => `/${scraper}/data${r.chance(0.9) ? `.${r.pick(formats)}` : ''}`],
-    [3, () => r.pick(['/', '/alice', `/${scraper}`, '/docs', '/documentation/api', '/healthz', '/assets/site.css',
-      '/assets/query-builder.js', '/assets/api-request.js', `/${scraper}.json`, '/api', '/favicon.ico'])],
+    [
+      3,
+      () =>
+        r.pick([
+          '/',
+          '/alice',
+          `/${scraper}`,
+          '/docs',
+          '/documentation/api',
+          '/healthz',
+          '/assets/site.css',
+          '/assets/query-builder.js',
+          '/assets/api-request.js',
+          `/${scraper}.json`,
+          '/api',
+          '/favicon.ico',
+        ]),
+    ],
     [2, () => `/${Array.from({ length: 1 + r.int(5) }, () => mangle(r, r.text(urlChars.replace(/[?#/ ]/g, ''), r.int(20)))).join('/')}`],
     [1, () => `/${scraper}/${mangle(r, r.text(tokenChars, 90 + r.int(60)))}`],
     [1, () => `/${scraper.replace('/', r.pick(['//', '/./', '/../', '%2F']))}/data.json`],
@@ -170,33 +224,68 @@ function path(r: Random, ctx: FuzzContext): string {
 
 function method(r: Random): string {
   return r.weighted<string>([
-    [40, 'GET'], [20, 'POST'], [8, 'HEAD'], [5, 'OPTIONS'], [4, 'PUT'], [3, 'DELETE'], [2, 'PATCH'], [1, 'TRACE'],
-    [1, 'PROPFIND'], [1, 'CONNECT'], [1, 'QUERY'], [1, 'get'], [1, 'G E T'], [1, r.text('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 1 + r.int(10))],
+    [40, 'GET'],
+    [20, 'POST'],
+    [8, 'HEAD'],
+    [5, 'OPTIONS'],
+    [4, 'PUT'],
+    [3, 'DELETE'],
+    [2, 'PATCH'],
+    [1, 'TRACE'],
+    [1, 'PROPFIND'],
+    [1, 'CONNECT'],
+    [1, 'QUERY'],
+    [1, 'get'],
+    [1, 'G E T'],
+    [1, r.text('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 1 + r.int(10))],
   ]);
 }
 
 function header(r: Random, ctx: FuzzContext, keys: string[]): string | undefined {
   return r.weighted<() => string | undefined>([
-    [3, () => {
-      const key = keyValue(r, ctx);
-      keys.push(key);
-      return `${r.pick(['X-API-Key', 'x-api-key', 'X-Api-Key'])}: ${key}`;
-    }],
-    [2, () => {
-      const key = keyValue(r, ctx);
-      keys.push(key);
-      return `Authorization: ${r.pick(['Bearer ', 'bearer ', 'Basic ', 'Bearer\t', ''])}${key}`;
-    }],
+    [
+      3,
+      () => {
+        const key = keyValue(r, ctx);
+        keys.push(key);
+        return `${r.pick(['X-API-Key', 'x-api-key', 'X-Api-Key'])}: ${key}`;
+      },
+    ],
+    [
+      2,
+      () => {
+        const key = keyValue(r, ctx);
+        keys.push(key);
+        return `Authorization: ${r.pick(['Bearer ', 'bearer ', 'Basic ', 'Bearer\t', ''])}${key}`;
+      },
+    ],
     [2, () => `If-None-Match: ${r.pick(['*', 'W/"x"', '"abc", W/"def"', r.text(urlChars, r.int(40))])}`],
     [1, () => `If-Modified-Since: ${r.pick([new Date(r.int(2e12)).toUTCString(), 'yesterday', ''])}`],
-    [2, () => `Accept-Encoding: ${r.pick(['gzip', 'br', 'gzip;q=0, br', '*', '*;q=0', 'identity;q=0', 'zstd', r.text(urlChars, r.int(20))])}`],
+    [
+      2,
+      () => `Accept-Encoding: ${r.pick(['gzip', 'br', 'gzip;q=0, br', '*', '*;q=0', 'identity;q=0', 'zstd', r.text(urlChars, r.int(20))])}`,
+    ],
     [1, () => `Expect: ${r.pick(['100-continue', '100-Continue', 'nothing', ''])}`],
     [1, () => `Connection: ${r.pick(['close', 'keep-alive', 'Upgrade', 'TE, close'])}`],
     [1, () => 'Upgrade: websocket'],
     [1, () => `Origin: ${r.pick(['https://elsewhere.example', 'null', r.text(urlChars, 20)])}`],
     [2, () => `X-${r.text(tokenChars, 1 + r.int(10))}: ${r.text(urlChars, r.int(50))}`],
     // Broken: no colon, a space in the name, control characters, raw bytes, folding.
-    [1, () => r.pick([`Bad Header: 1`, 'NoColon', `X-Ctl: a\x01b`, `X-Raw: ${r.bytes(8).toString('latin1').replace(/[\r\n]/g, '')}`, ' folded: 1', ': empty-name'])],
+    [
+      1,
+      () =>
+        r.pick([
+          `Bad Header: 1`,
+          'NoColon',
+          `X-Ctl: a\x01b`,
+          `X-Raw: ${r
+            .bytes(8)
+            .toString('latin1')
+            .replace(/[\r\n]/g, '')}`,
+          ' folded: 1',
+          ': empty-name',
+        ]),
+    ],
     // Huge: past the header fields' bound now and then.
     [0.2, () => `X-Filler: ${r.text(tokenChars, 10_000 + r.int(20_000))}`],
   ])();
@@ -210,19 +299,38 @@ interface Body {
 function body(r: Random, ctx: FuzzContext, keys: string[]): Body {
   return r.weighted<() => Body>([
     [4, () => ({ bytes: Buffer.from(queryString(r, ctx, keys), 'latin1'), type: 'application/x-www-form-urlencoded' })],
-    [3, () => {
-      const key = keyValue(r, ctx);
-      keys.push(key);
-      const value: Record<string, unknown> = {};
-      if (r.chance(0.8)) value[r.chance(0.9) ? 'key' : 'api_key'] = r.chance(0.9) ? key : [key];
-      if (r.chance(0.8)) value.query = r.chance(0.9) ? sqlValue(r) : 42;
-      if (r.chance(0.3)) value.callback = r.pick(callbacks);
-      const text = r.weighted<string>([[8, JSON.stringify(value)], [1, JSON.stringify([value])], [1, JSON.stringify(value).slice(0, -1 - r.int(5))]]);
-      return { bytes: Buffer.from(text), type: r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON']) };
-    }],
-    [1, () => ({ bytes: r.bytes(r.int(300)), type: r.pick([undefined, 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/vnd.sqlite3']) })],
+    [
+      3,
+      () => {
+        const key = keyValue(r, ctx);
+        keys.push(key);
+        const value: Record<string, unknown> = {};
+        if (r.chance(0.8)) value[r.chance(0.9) ? 'key' : 'api_key'] = r.chance(0.9) ? key : [key];
+        if (r.chance(0.8)) value.query = r.chance(0.9) ? sqlValue(r) : 42;
+        if (r.chance(0.3)) value.callback = r.pick(callbacks);
+        const text = r.weighted<string>([
+          [8, JSON.stringify(value)],
+          [1, JSON.stringify([value])],
+          [1, JSON.stringify(value).slice(0, -1 - r.int(5))],
+        ]);
+        return { bytes: Buffer.from(text), type: r.pick(['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON']) };
+      },
+    ],
+    [
+      1,
+      () => ({
+        bytes: r.bytes(r.int(300)),
+        type: r.pick([undefined, 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/vnd.sqlite3']),
+      }),
+    ],
     [1, () => ({ bytes: Buffer.alloc(0), type: r.pick([undefined, 'application/json']) })],
-    [1, () => ({ bytes: Buffer.from(r.text(urlChars, r.int(100))), type: r.pick(['multipart/form-data; boundary=x', 'text/plain', r.text(urlChars, 20)]) })],
+    [
+      1,
+      () => ({
+        bytes: Buffer.from(r.text(urlChars, r.int(100))),
+        type: r.pick(['multipart/form-data; boundary=x', 'text/plain', r.text(urlChars, 20)]),
+      }),
+    ],
     // Over the POST body's bound (908,192 bytes by default) now and then.
     [0.05, () => ({ bytes: Buffer.from(`query=${'q'.repeat(900_000 + r.int(100_000))}`), type: 'application/x-www-form-urlencoded' })],
   ])();
@@ -230,7 +338,15 @@ function body(r: Random, ctx: FuzzContext, keys: string[]): Body {
 
 /** The body framed as sent: a Content-Length (right or wrong), chunked (sound or broken), or none. */
 function framed(r: Random, payload: Buffer, headers: string[]): { bytes: Buffer; complete: boolean } {
-  const framing = r.weighted<string>([[14, 'length'], [3, 'chunked'], [1, 'bad-chunked'], [1, 'short-length'], [1, 'long-length'], [1, 'bad-length'], [1, 'none']]);
+  const framing = r.weighted<string>([
+    [14, 'length'],
+    [3, 'chunked'],
+    [1, 'bad-chunked'],
+    [1, 'short-length'],
+    [1, 'long-length'],
+    [1, 'bad-length'],
+    [1, 'none'],
+  ]);
   switch (framing) {
     case 'length':
       headers.push(`Content-Length: ${payload.length}`);
@@ -248,7 +364,14 @@ function framed(r: Random, payload: Buffer, headers: string[]): { bytes: Buffer;
     }
     case 'bad-chunked':
       headers.push('Transfer-Encoding: chunked');
-      return { bytes: Buffer.concat([Buffer.from(r.pick(['zz\r\n', `${(payload.length + 5).toString(16)}\r\n`, '-1\r\n', '1;\x01\r\n'])), payload, Buffer.from('\r\n0\r\n\r\n')]), complete: true };
+      return {
+        bytes: Buffer.concat([
+          Buffer.from(r.pick(['zz\r\n', `${(payload.length + 5).toString(16)}\r\n`, '-1\r\n', '1;\x01\r\n'])),
+          payload,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]),
+        complete: true,
+      };
     case 'short-length':
       // The rest reads as a second request, sent behind this one.
       headers.push(`Content-Length: ${r.int(payload.length + 1)}`);
@@ -272,9 +395,23 @@ export function fuzzRequest(r: Random, ctx: FuzzContext): FuzzRequest {
   if (r.chance(0.8)) target += `?${queryString(r, ctx, keys)}`;
   // A URL far past the bound now and then (Node's parser stops at 924,576 bytes by default).
   if (r.chance(0.003)) target += `&query=${'z'.repeat(1_000_000)}`;
-  const version = r.weighted<string>([[95, 'HTTP/1.1'], [3, 'HTTP/1.0'], [1, 'HTTP/2.0'], [1, r.pick(['HTTP/1.1x', 'http/1.1', 'HTTP/9', ''])]]);
+  const version = r.weighted<string>([
+    [95, 'HTTP/1.1'],
+    [3, 'HTTP/1.0'],
+    [1, 'HTTP/2.0'],
+    [1, r.pick(['HTTP/1.1x', 'http/1.1', 'HTTP/9', ''])],
+  ]);
   const headers: string[] = [];
-  if (r.chance(0.95)) headers.push(`Host: ${r.weighted<string>([[20, '127.0.0.1'], [1, 'a b'], [1, 'user@evil.example'], [1, ''], [1, 'x:99999']])}`);
+  if (r.chance(0.95))
+    headers.push(
+      `Host: ${r.weighted<string>([
+        [20, '127.0.0.1'],
+        [1, 'a b'],
+        [1, 'user@evil.example'],
+        [1, ''],
+        [1, 'x:99999'],
+      ])}`,
+    );
   const headerCount = r.int(5);
   for (let i = 0; i < headerCount; i += 1) {
     const h = header(r, ctx, keys);

@@ -60,7 +60,10 @@ before(async () => {
   const { key: valid } = await server.catalog.addUser('alice');
   const revoked = await server.catalog.createKey('alice');
   await server.catalog.revokeKey(revoked);
-  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: 'Planning' });
+  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), {
+    isPrivate: false,
+    description: 'Planning',
+  });
   ctx = { keys: { valid, revoked, unknown: newKey() }, scrapers: ['alice/planning'] };
 });
 after(() => server.close());
@@ -75,7 +78,10 @@ function collector(): () => void {
 function problem(request: FuzzRequest, exchange: RawExchange): string | undefined {
   if (exchange.unparsable) return `the answer is not HTTP: ${exchange.unparsable}`;
   const res = exchange.responses[0];
-  if (!res) return request.truncated ? undefined : `no answer (${exchange.closedEarly ? 'closed' : 'timed out'}${exchange.error ? `, ${exchange.error}` : ''})`;
+  if (!res)
+    return request.truncated
+      ? undefined
+      : `no answer (${exchange.closedEarly ? 'closed' : 'timed out'}${exchange.error ? `, ${exchange.error}` : ''})`;
   const raw = res.raw.toString('latin1');
   for (const key of request.keys) if (raw.includes(key)) return `a key came back in the ${res.status} answer`;
   if (res.status >= 500 || res.status < 200) return `status ${res.status}: ${res.body.toString().slice(0, 200)}`;
@@ -90,61 +96,76 @@ function problem(request: FuzzRequest, exchange: RawExchange): string | undefine
   return errorShapeProblem(answer, request.head ? 'HEAD' : 'GET');
 }
 
-test(`${count.toLocaleString('en')} random and malformed requests, each answered in Siphon's shape, and the server unharmed`, { timeout: 180_000 }, async (t) => {
-  t.diagnostic(`fuzz seed ${seed}: replay with SIPHON_FUZZ_SEED=${seed}`);
-  const gc = collector();
-  const random = new Random(seed);
-  const failures: string[] = [];
-  const statuses = new Map<number, number>();
-  let sent = 0;
-  let unanswered = 0;
+test(
+  `${count.toLocaleString('en')} random and malformed requests, each answered in Siphon's shape, and the server unharmed`,
+  { timeout: 180_000 },
+  async (t) => {
+    t.diagnostic(`fuzz seed ${seed}: replay with SIPHON_FUZZ_SEED=${seed}`);
+    const gc = collector();
+    const random = new Random(seed);
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    let sent = 0;
+    let unanswered = 0;
 
-  /** Sends requests from the one generator, in its order, until `until` have been sent. */
-  async function worker(until: number): Promise<void> {
-    while (sent < until) {
-      const index = sent;
-      sent += 1;
-      const request = fuzzRequest(random, ctx);
-      const exchange = await rawExchange(port, request.bytes, {
-        head: request.head, halfClose: request.truncated, pieces: request.pieces, timeoutMs: 15_000,
-      });
-      const res = exchange.responses[0];
-      if (res) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      else unanswered += 1;
-      const wrong = problem(request, exchange);
-      if (wrong && failures.length < 20) failures.push(`#${index} ${request.summary}: ${wrong}`);
+    /** Sends requests from the one generator, in its order, until `until` have been sent. */
+    async function worker(until: number): Promise<void> {
+      while (sent < until) {
+        const index = sent;
+        sent += 1;
+        const request = fuzzRequest(random, ctx);
+        const exchange = await rawExchange(port, request.bytes, {
+          head: request.head,
+          halfClose: request.truncated,
+          pieces: request.pieces,
+          timeoutMs: 15_000,
+        });
+        const res = exchange.responses[0];
+        if (res) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        else unanswered += 1;
+        const wrong = problem(request, exchange);
+        if (wrong && failures.length < 20) failures.push(`#${index} ${request.summary}: ${wrong}`);
+      }
     }
-  }
-  const run = (until: number) => Promise.all(Array.from({ length: concurrency }, () => worker(until)));
+    const run = (until: number) => Promise.all(Array.from({ length: concurrency }, () => worker(until)));
 
-  // Every client here closes its connection once answered, so the server's side closes soon too:
-  // memory is measured once it has.
-  const allClosed = () => waitFor(async () => (await server.connections()) === 0, 10_000);
-  await run(warmUp);
-  await allClosed();
-  gc();
-  const baseline = process.memoryUsage();
-  await run(count);
-  await allClosed();
-  gc();
-  gc();
-  const end = process.memoryUsage();
-  const mb = (bytes: number) => bytes / 2 ** 20;
-  const retainedMb = mb(end.heapUsed + end.external - baseline.heapUsed - baseline.external);
-  const residentMb = mb(end.rss - baseline.rss);
-  t.diagnostic(`statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}; unanswered (truncated): ${unanswered}`);
-  const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)} MB`;
-  t.diagnostic(`after the run and a collection: ${signed(retainedMb)} of objects kept, ${signed(residentMb)} resident`);
-  assert.deepEqual(failures, [], `seed ${seed}`);
-  assert.ok(retainedMb < allowedRetainedMb, `seed ${seed}: the run left ${retainedMb.toFixed(1)} MB of objects`);
-  assert.ok(residentMb < allowedResidentMb, `seed ${seed}: resident memory grew by ${residentMb.toFixed(1)} MB`);
-  // Many kinds of answers came back: the generator reaches the routes, not only the parser.
-  for (const status of [200, 400, 401, 404, 405, 413, 415]) assert.ok(statuses.has(status), `seed ${seed}: no ${status} among the answers`);
+    // Every client here closes its connection once answered, so the server's side closes soon too:
+    // memory is measured once it has.
+    const allClosed = () => waitFor(async () => (await server.connections()) === 0, 10_000);
+    await run(warmUp);
+    await allClosed();
+    gc();
+    const baseline = process.memoryUsage();
+    await run(count);
+    await allClosed();
+    gc();
+    gc();
+    const end = process.memoryUsage();
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    const retainedMb = mb(end.heapUsed + end.external - baseline.heapUsed - baseline.external);
+    const residentMb = mb(end.rss - baseline.rss);
+    t.diagnostic(
+      `statuses: ${[...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}; unanswered (truncated): ${unanswered}`,
+    );
+    const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)} MB`;
+    t.diagnostic(`after the run and a collection: ${signed(retainedMb)} of objects kept, ${signed(residentMb)} resident`);
+    assert.deepEqual(failures, [], `seed ${seed}`);
+    assert.ok(retainedMb < allowedRetainedMb, `seed ${seed}: the run left ${retainedMb.toFixed(1)} MB of objects`);
+    assert.ok(residentMb < allowedResidentMb, `seed ${seed}: resident memory grew by ${residentMb.toFixed(1)} MB`);
+    // Many kinds of answers came back: the generator reaches the routes, not only the parser.
+    for (const status of [200, 400, 401, 404, 405, 413, 415])
+      assert.ok(statuses.has(status), `seed ${seed}: no ${status} among the answers`);
 
-  // Alive and well: health, a real query, and no key in anything it logged.
-  assert.equal((await fetch(`${server.base}/healthz`)).status, 200);
-  const rows = await fetch(`${server.base}/alice/planning/data.json?query=select+count(*)+as+n+from+data`, { headers: { 'x-api-key': ctx.keys.valid } });
-  assert.deepEqual(await rows.json(), [{ n: 4 }]);
-  assert.ok(logLines > count, 'the requests were logged');
-  assert.deepEqual([...loggedKeys], [], `seed ${seed}: a key was logged`);
-});
+    // Alive and well: health, a real query, and no key in anything it logged.
+    assert.equal((await fetch(`${server.base}/healthz`)).status, 200);
+    const rows = await fetch(`${server.base}/alice/planning/data.json?query=select+count(*)+as+n+from+data`, {
+      headers: { 'x-api-key': ctx.keys.valid },
+    });
+    assert.deepEqual(await rows.json(), [{ n: 4 }]);
+    assert.ok(logLines > count, 'the requests were logged');
+    assert.deepEqual([...loggedKeys], [], `seed ${seed}: a key was logged`);
+  },
+);

@@ -22,7 +22,11 @@ before(async () => {
 after(() => server.close());
 
 function only(exchange: RawExchange, what: string): RawResponse {
-  assert.equal(exchange.responses.length, 1, `${what}: one answer (got ${exchange.received.toString('latin1').slice(0, 300)}; ${exchange.error ?? ''})`);
+  assert.equal(
+    exchange.responses.length,
+    1,
+    `${what}: one answer (got ${exchange.received.toString('latin1').slice(0, 300)}; ${exchange.error ?? ''})`,
+  );
   return exchange.responses[0]!;
 }
 
@@ -46,14 +50,34 @@ test('a malformed URL holding a key is answered in our shape, echoing neither th
 test("what Node's parser refuses is answered in our shape, with Connection: close", async () => {
   const cases: [string, string, number, string][] = [
     ['an unknown method', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
-    ['a space in the URL', `GET /alice/t/data.json?key=${key}&query=select 1 HTTP/1.1\r\nHost: x\r\n\r\n`, 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
+    [
+      'a space in the URL',
+      `GET /alice/t/data.json?key=${key}&query=select 1 HTTP/1.1\r\nHost: x\r\n\r\n`,
+      400,
+      'SIPHON_ERR_MALFORMED_REQUEST',
+    ],
     ['a header name with a space', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-API Key: ${key}\r\n\r\n`, 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
     ['a header without a colon', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-API-Key ${key}\r\n\r\n`, 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
-    ['a Content-Length that is not a number', 'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
-    ['Content-Length and chunked together', 'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
+    [
+      'a Content-Length that is not a number',
+      'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n',
+      400,
+      'SIPHON_ERR_MALFORMED_REQUEST',
+    ],
+    [
+      'Content-Length and chunked together',
+      'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'SIPHON_ERR_MALFORMED_REQUEST',
+    ],
     ['an HTTP version that is not 1.x', 'GET /healthz HTTP/3.0\r\nHost: x\r\n\r\n', 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
     ['no request line at all', '\x00\x01\x02garbage\r\n\r\n', 400, 'SIPHON_ERR_MALFORMED_REQUEST'],
-    ['header fields over their bound', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(limits.maxHeaderFieldBytes)}\r\n\r\n`, 431, 'SIPHON_ERR_HEADERS_TOO_LARGE'],
+    [
+      'header fields over their bound',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(limits.maxHeaderFieldBytes)}\r\n\r\n`,
+      431,
+      'SIPHON_ERR_HEADERS_TOO_LARGE',
+    ],
   ];
   for (const [what, request, status, code] of cases) {
     const res = only(await rawExchange(port, request), what);
@@ -83,7 +107,10 @@ test('a method a path does not take is 405 with Allow; a path no method takes is
     ['GET', '/a/b/c/d', 404, undefined],
   ];
   for (const [method, path, status, allow] of cases) {
-    const res = only(await rawExchange(port, `${method} ${path}?key=${key} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`), `${method} ${path}`);
+    const res = only(
+      await rawExchange(port, `${method} ${path}?key=${key} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`),
+      `${method} ${path}`,
+    );
     assertRefused(asAnswer(res), status, status === 405 ? 'SIPHON_ERR_METHOD_NOT_ALLOWED' : 'SIPHON_ERR_NOT_FOUND', `${method} ${path}`);
     assert.equal(res.headers.allow, allow, `${method} ${path}`);
     assertNoEcho(res);
@@ -94,16 +121,25 @@ test('CONNECT and an Expect Node does not know are answered in our shape, not dr
   const connect = only(await rawExchange(port, `CONNECT /alice/t/data.json HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`), 'CONNECT');
   assertRefused(asAnswer(connect), 405, 'SIPHON_ERR_METHOD_NOT_ALLOWED', 'CONNECT');
   assert.equal(connect.headers.allow, 'GET, HEAD, OPTIONS, POST');
-  const expect = only(await rawExchange(port, `GET /alice/t/data.json?key=${key} HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n`), 'Expect');
+  const expect = only(
+    await rawExchange(port, `GET /alice/t/data.json?key=${key} HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n`),
+    'Expect',
+  );
   assertRefused(asAnswer(expect), 417, 'SIPHON_ERR_EXPECTATION', 'Expect');
   assertNoEcho(expect, 'the-unexpected');
   // 100-continue is understood: the answer follows an interim 100.
   const body = `key=${key}&query=select+1`;
-  const continued = only(await rawExchange(port, `POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`), '100-continue');
+  const continued = only(
+    await rawExchange(
+      port,
+      `POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ),
+    '100-continue',
+  );
   assert.equal(continued.status, 200, continued.body.toString());
 });
 
-test('a URL or path name over its bound is 414; URL and headers over Node\'s bound together are 431, read to the end', async () => {
+test("a URL or path name over its bound is 414; URL and headers over Node's bound together are 431, read to the end", async () => {
   const longUrl = `/alice/t/data.json?key=${key}&query=${'x'.repeat(limits.maxUrlBytes)}`;
   const tooLong = only(await rawExchange(port, `GET ${longUrl} HTTP/1.1\r\nHost: x\r\n\r\n`), 'long URL');
   assertRefused(asAnswer(tooLong), 414, 'SIPHON_ERR_URL_TOO_LONG', 'long URL');
@@ -111,23 +147,37 @@ test('a URL or path name over its bound is 414; URL and headers over Node\'s bou
   const longName = only(await rawExchange(port, `GET /alice/${'s'.repeat(101)}/data.json HTTP/1.1\r\nHost: x\r\n\r\n`), 'long name');
   assertRefused(asAnswer(longName), 414, 'SIPHON_ERR_URL_TOO_LONG', 'long name');
   // Far over: the client is still sending when the parser gives up, and must still read the answer.
-  const huge = only(await rawExchange(port, `GET /alice/t/data.json?key=${key}&query=${'y'.repeat(4 * limits.maxHeadBytes)} HTTP/1.1\r\nHost: x\r\n\r\n`), 'huge URL');
+  const huge = only(
+    await rawExchange(port, `GET /alice/t/data.json?key=${key}&query=${'y'.repeat(4 * limits.maxHeadBytes)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+    'huge URL',
+  );
   assertRefused(asAnswer(huge), 431, 'SIPHON_ERR_HEADERS_TOO_LARGE', 'huge URL');
   assert.equal(huge.headers.connection, 'close');
   assertNoEcho(huge, 'yyyyyyyy');
 });
 
 test('headers that do not all come in time are answered 408, as is a POST body that stalls', async () => {
-  const slowHead = only(await rawExchange(port, `GET /alice/t/data.json?key=${key} HTTP/1.1\r\nHost: x\r\n`, { timeoutMs: 10 * idleMs }), 'slow headers');
+  const slowHead = only(
+    await rawExchange(port, `GET /alice/t/data.json?key=${key} HTTP/1.1\r\nHost: x\r\n`, { timeoutMs: 10 * idleMs }),
+    'slow headers',
+  );
   assertRefused(asAnswer(slowHead), 408, 'SIPHON_ERR_REQUEST_TIMEOUT', 'slow headers');
-  const slowBody = only(await rawExchange(port, `POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nkey=${key}`, { timeoutMs: 10 * idleMs }), 'slow body');
+  const slowBody = only(
+    await rawExchange(
+      port,
+      `POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nkey=${key}`,
+      { timeoutMs: 10 * idleMs },
+    ),
+    'slow body',
+  );
   assertRefused(asAnswer(slowBody), 408, 'SIPHON_ERR_REQUEST_TIMEOUT', 'slow body');
   assert.equal(slowBody.headers.connection, 'close');
   assertNoEcho(slowBody);
 });
 
 test('a malformed chunked body is answered by the route reading it; a body cut short by its client too', async () => {
-  const head = 'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n';
+  const head =
+    'POST /alice/t/data.json HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n\r\n';
   const malformed = only(await rawExchange(port, `${head}zz\r\nkey=${key}\r\n0\r\n\r\n`), 'bad chunk');
   assertRefused(asAnswer(malformed), 400, 'SIPHON_ERR_MALFORMED_REQUEST', 'bad chunk');
   assert.equal(malformed.headers.connection, 'close');
@@ -137,7 +187,11 @@ test('a malformed chunked body is answered by the route reading it; a body cut s
 });
 
 test('a malformed request behind a good one on the same connection is answered after it', async () => {
-  const exchange = await rawExchange(port, `GET /alice/t/data.json?key=${key}&query=select+7+as+n HTTP/1.1\r\nHost: x\r\n\r\nGET /he lthz HTTP/1.1\r\nHost: x\r\n\r\n`, { responses: 2 });
+  const exchange = await rawExchange(
+    port,
+    `GET /alice/t/data.json?key=${key}&query=select+7+as+n HTTP/1.1\r\nHost: x\r\n\r\nGET /he lthz HTTP/1.1\r\nHost: x\r\n\r\n`,
+    { responses: 2 },
+  );
   assert.equal(exchange.responses.length, 2, exchange.received.toString());
   assert.deepEqual(JSON.parse(exchange.responses[0]!.body.toString()), [{ n: 7 }]);
   assertRefused(asAnswer(exchange.responses[1]!), 400, 'SIPHON_ERR_MALFORMED_REQUEST', 'second');
@@ -155,7 +209,12 @@ test('pages asked for with a Host that is not host[:port] are still served, not 
 test('no refusal put a key, or its hash, in the log; each was logged by its code', () => {
   const logs = server.logs();
   for (const secret of [key, key.slice(4), hashKey(key)]) assert.ok(!logs.includes(secret), 'a key was logged');
-  for (const code of ['SIPHON_ERR_MALFORMED_REQUEST', 'SIPHON_ERR_HEADERS_TOO_LARGE', 'SIPHON_ERR_REQUEST_TIMEOUT', 'SIPHON_ERR_EXPECTATION']) {
+  for (const code of [
+    'SIPHON_ERR_MALFORMED_REQUEST',
+    'SIPHON_ERR_HEADERS_TOO_LARGE',
+    'SIPHON_ERR_REQUEST_TIMEOUT',
+    'SIPHON_ERR_EXPECTATION',
+  ]) {
     assert.match(logs, new RegExp(`"code":"${code}"`), code);
   }
   // The shape checker itself refuses what is not our shape.

@@ -13,8 +13,12 @@ import { endlessImportDb, publishTempFiles, putBody, readVersion, versionDb } fr
  * constraints, and this one builds a 400 MB blob (the row went in with the constraint ignored).
  */
 function hungryDb(): string {
-  return makeDb(tempDir(), 'hungry.sqlite', `pragma ignore_check_constraints = 1;
-    create table t (v integer check (length(randomblob(v)) > 0)); insert into t values (400000000);`);
+  return makeDb(
+    tempDir(),
+    'hungry.sqlite',
+    `pragma ignore_check_constraints = 1;
+    create table t (v integer check (length(randomblob(v)) > 0)); insert into t values (400000000);`,
+  );
 }
 
 /**
@@ -55,32 +59,57 @@ function refusals(server: TestServer): { code: string; status: number }[] {
 
 describe('an import is bounded', () => {
   const cases = [
-    ['never ends', endlessImportDb, 'SIPHON_ERR_IMPORT_TIMEOUT', /^Checking the database took longer than the 1 s limit and was stopped/, () => limited],
-    ['needs more memory than an import may have', hungryDb, 'SIPHON_ERR_IMPORT_RESOURCES', /^Checking the database needed more memory than an import may have/, () => patient],
+    [
+      'never ends',
+      endlessImportDb,
+      'SIPHON_ERR_IMPORT_TIMEOUT',
+      /^Checking the database took longer than the 1 s limit and was stopped/,
+      () => limited,
+    ],
+    [
+      'needs more memory than an import may have',
+      hungryDb,
+      'SIPHON_ERR_IMPORT_RESOURCES',
+      /^Checking the database needed more memory than an import may have/,
+      () => patient,
+    ],
   ] as const;
   for (const [what, db, code, message, serverOf] of cases) {
-    test(`a database whose import ${what} is refused with 400; nothing changes and no process or file is left`, { timeout: 30_000 }, async () => {
-      const server = serverOf();
-      const before = await state(server);
-      const refused = refusals(server).length;
-      const res = await putBody(server.base, 'alice/plants', readFileSync(db()), { 'x-api-key': keys.get(server)! });
-      const body = await res.text();
-      assert.equal(res.status, 400, body);
-      assert.match((JSON.parse(body) as { error: string }).error, message);
-      await waitFor(() => refusals(server).length > refused, 2000);
-      assert.deepEqual(refusals(server).at(-1), { code, status: 400 });
-      // The answer comes once the import process has exited and its files are removed.
-      assert.deepEqual(importProcesses(), []);
-      assert.deepEqual(await state(server), before);
-    });
+    test(
+      `a database whose import ${what} is refused with 400; nothing changes and no process or file is left`,
+      { timeout: 30_000 },
+      async () => {
+        const server = serverOf();
+        const before = await state(server);
+        const refused = refusals(server).length;
+        const res = await putBody(server.base, 'alice/plants', readFileSync(db()), { 'x-api-key': keys.get(server)! });
+        const body = await res.text();
+        assert.equal(res.status, 400, body);
+        assert.match((JSON.parse(body) as { error: string }).error, message);
+        await waitFor(() => refusals(server).length > refused, 2000);
+        assert.deepEqual(refusals(server).at(-1), { code, status: 400 });
+        // The answer comes once the import process has exited and its files are removed.
+        assert.deepEqual(importProcesses(), []);
+        assert.deepEqual(await state(server), before);
+      },
+    );
   }
 
   test('a client that leaves mid-import has its import stopped and its files removed', { timeout: 30_000 }, async () => {
     const before = await state(patient);
     const refused = refusals(patient).length;
     const client = new AbortController();
-    const put = putBody(patient.base, 'alice/plants', readFileSync(endlessImportDb()), { 'x-api-key': keys.get(patient)! }, '', client.signal)
-      .then(() => assert.fail('answered'), () => 'left');
+    const put = putBody(
+      patient.base,
+      'alice/plants',
+      readFileSync(endlessImportDb()),
+      { 'x-api-key': keys.get(patient)! },
+      '',
+      client.signal,
+    ).then(
+      () => assert.fail('answered'),
+      () => 'left',
+    );
     await waitFor(() => importProcesses().length === 1, 10_000);
     assert.ok(publishTempFiles(patient.dataDir).length > 0, 'the upload is on disk while it is imported');
     client.abort();
@@ -101,5 +130,8 @@ test('bin/siphon scraper publish --import-timeout stops an import that never end
   const r = await runCli(['scraper', 'publish', 'carol/plants', '--db', endlessImportDb(), '--import-timeout', '1'], { dataDir });
   assert.equal(r.code, 1, r.stdout);
   assert.match(r.stderr, /^siphon: Checking the database took longer than the 1 s limit and was stopped/);
-  assert.deepEqual(listFiles(dataDir).filter((f) => !f.startsWith('siphon.db')), before.filter((f) => !f.startsWith('siphon.db')));
+  assert.deepEqual(
+    listFiles(dataDir).filter((f) => !f.startsWith('siphon.db')),
+    before.filter((f) => !f.startsWith('siphon.db')),
+  );
 });

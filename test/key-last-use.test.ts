@@ -20,16 +20,30 @@ test('each key gets its latest download, in batches in any order; an older one n
   const { account, key: first } = await catalog.addUser('alice');
   const second = await catalog.createKey('alice');
   await catalog.createKey('alice', { label: 'unused' });
-  const scraper = await catalog.addScraper('alice/s', makeDb(tempDir(), 's.sqlite', 'create table t (x);'), { isPrivate: false, description: '' });
+  const scraper = await catalog.addScraper('alice/s', makeDb(tempDir(), 's.sqlite', 'create table t (x);'), {
+    isPrivate: false,
+    description: '',
+  });
   const ids = await Promise.all([first, second].map(async (k) => (await store.findKey(hashKey(k)))!.id));
   const download = (keyId: number, at: string): DownloadRecord => ({
-    scraperId: scraper.id, accountId: account.id, keyId, at, format: 'json', query: 'select 1', status: 200, rows: 1, bytes: 1, durationMs: 1,
+    scraperId: scraper.id,
+    accountId: account.id,
+    keyId,
+    at,
+    format: 'json',
+    query: 'select 1',
+    status: 200,
+    rows: 1,
+    bytes: 1,
+    durationMs: 1,
   });
   const lastUse = async () => (await store.listKeys(account.id)).map((k) => k.lastUsedAt);
 
   await store.recordDownloads([
-    download(ids[0]!, '2026-03-02T10:00:00.000Z'), download(ids[1]!, '2026-03-01T09:00:00.000Z'),
-    download(ids[0]!, '2026-03-01T10:00:00.000Z'), download(ids[0]!, '2026-03-02T09:59:59.999Z'),
+    download(ids[0]!, '2026-03-02T10:00:00.000Z'),
+    download(ids[1]!, '2026-03-01T09:00:00.000Z'),
+    download(ids[0]!, '2026-03-01T10:00:00.000Z'),
+    download(ids[0]!, '2026-03-02T09:59:59.999Z'),
   ]);
   assert.deepEqual(await lastUse(), ['2026-03-02T10:00:00.000Z', '2026-03-01T09:00:00.000Z', null]);
 

@@ -23,20 +23,26 @@ before(async () => {
   keys.push(await server.catalog.createKey('alice', { origins: ['https://maps.example.org'] }));
   await addTinyScraper(server, 'alice/tiny');
   for (const k of keys) {
-    const res = await fetch(dataUrl(server.base, 'alice/tiny', 'json', { key: k, query: 'select x from n' }),
-      { headers: { origin: 'https://maps.example.org' } });
+    const res = await fetch(dataUrl(server.base, 'alice/tiny', 'json', { key: k, query: 'select x from n' }), {
+      headers: { origin: 'https://maps.example.org' },
+    });
     assert.equal(res.status, 200, await res.text());
   }
   assert.equal((await writtenDownloads(server)).length, keys.length);
   assert.equal(await server.catalog.revokeKey(keys[1]!), true);
 });
 
-after(async () => { if (!closed) await server.close(); });
+after(async () => {
+  if (!closed) await server.close();
+});
 
 test('no file of the data folder holds a key, whole or past its prefix, while the server runs and after it stops', async () => {
   const scan = () => {
     const files = listFiles(server.dataDir);
-    assert.ok(files.some((f) => f.startsWith('siphon.db')), `the metadata database is among ${files.join(', ')}`);
+    assert.ok(
+      files.some((f) => f.startsWith('siphon.db')),
+      `the metadata database is among ${files.join(', ')}`,
+    );
     for (const file of files) {
       const bytes = readFileSync(path.join(server.dataDir, file));
       for (const key of keys) {

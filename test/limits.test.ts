@@ -22,7 +22,10 @@ const url = (query: string, format = 'json') => dataUrl(server.base, 'alice/big'
 /** Makes a request and hands back the response unread, paused. */
 function request(target: string): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = http.get(target, (res) => { res.pause(); resolve(res); });
+    const req = http.get(target, (res) => {
+      res.pause();
+      resolve(res);
+    });
     req.on('error', reject);
   });
 }
@@ -49,7 +52,7 @@ test('a runaway query is stopped at the limit with 400 while other requests are 
   const order: string[] = [];
   const slow = fetch(url(runaway)).then(async (res) => {
     order.push('runaway');
-    return { status: res.status, body: await res.json() as { error: string } };
+    return { status: res.status, body: (await res.json()) as { error: string } };
   });
   await waitForBusy(1);
   const quick = await fetch(url('select 1 as one'));
@@ -67,7 +70,7 @@ test('a runaway query is stopped at the limit with 400 while other requests are 
 test('a huge cross join is stopped too', async () => {
   const res = await fetch(url('select count(*) from big a, big b, big c'));
   assert.equal(res.status, 400);
-  assert.match((await res.json() as { error: string }).error, /limit/);
+  assert.match(((await res.json()) as { error: string }).error, /limit/);
 });
 
 describe('a slow client', () => {
@@ -101,7 +104,14 @@ describe('a slow client', () => {
       res.pause();
     }
     res.resume();
-    assert.equal(await ended, true, `the body is complete; the server logged: ${patient.logs().match(/"(cut|code|msg)":"[^"]*"/g)?.join(' ')}`);
+    assert.equal(
+      await ended,
+      true,
+      `the body is complete; the server logged: ${patient
+        .logs()
+        .match(/"(cut|code|msg)":"[^"]*"/g)
+        ?.join(' ')}`,
+    );
     assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
   });
 
@@ -122,14 +132,17 @@ test('a client that goes away stops its query: the process is killed and replace
   const calls = controllers.map((c) => fetch(url(runaway), { signal: c.signal }).catch(() => 'aborted'));
   await waitForBusy(controllers.length);
   for (const c of controllers) c.abort();
-  assert.deepEqual(await Promise.all(calls), controllers.map(() => 'aborted'));
+  assert.deepEqual(
+    await Promise.all(calls),
+    controllers.map(() => 'aborted'),
+  );
   const res = await fetch(url('select 4 as four'));
   assert.deepEqual(await res.json(), [{ four: 4 }]);
 });
 
 test('a failure after the first byte ends the body so the client can tell it is incomplete', async () => {
   // Rows stream out, then abs() overflows on the last row: SQLite fails mid-result.
-  const failing = "select id, t, case when id = 200000 then abs(-9223372036854775808) else 0 end as boom from big";
+  const failing = 'select id, t, case when id = 200000 then abs(-9223372036854775808) else 0 end as boom from big';
   for (const format of ['json', 'csv', 'ndjson']) {
     const res = await request(url(failing, format));
     assert.equal(res.statusCode, 200);
@@ -141,7 +154,11 @@ test('a failure after the first byte ends the body so the client can tell it is 
 });
 
 test('more concurrent queries than processes wait their turn and all succeed', async () => {
-  const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-    fetch(url(`select ${i} as n, count(*) as c from big`)).then((r) => r.json())));
-  assert.deepEqual(results, Array.from({ length: 12 }, (_, i) => [{ n: i, c: 200000 }]));
+  const results = await Promise.all(
+    Array.from({ length: 12 }, (_, i) => fetch(url(`select ${i} as n, count(*) as c from big`)).then((r) => r.json())),
+  );
+  assert.deepEqual(
+    results,
+    Array.from({ length: 12 }, (_, i) => [{ n: i, c: 200000 }]),
+  );
 });

@@ -25,7 +25,11 @@ test('stdout holds log records only; the start-up records name the pages, the AP
     assert.equal((await fetch(String(banner.metrics))).status, 200);
     assert.equal(demo.page, `${server.base}/demo/planning-applications`);
     for (const page of [banner.home, banner.docs, demo.page]) assert.equal((await fetch(String(page))).status, 200, String(page));
-    assert.equal((await fetch(`${server.base}/demo/planning-applications/data.json?query=select+1`, { headers: { 'x-api-key': demo.demoKey } })).status, 200);
+    assert.equal(
+      (await fetch(`${server.base}/demo/planning-applications/data.json?query=select+1`, { headers: { 'x-api-key': demo.demoKey } }))
+        .status,
+      200,
+    );
   } finally {
     server.child.kill('SIGTERM');
     assert.deepEqual(await server.exited, { code: 0, signal: null });
@@ -44,7 +48,10 @@ test('--log-format pretty: the same records as readable lines', async () => {
     const id = res.headers.get('x-request-id')!;
     const pattern = new RegExp(`^\\S+Z INFO  request reqId=${id} method=GET url=/docs route=/docs status=200 .*durationMs=`, 'm');
     await waitFor(() => pattern.test(server.stdout()), 5000);
-    assert.match(server.stdout(), /INFO {2}Demo scraper and its read-only key, for trying Siphon locally page=http:\/\/\S+ demoKey=sph_\S+ curl="curl '/);
+    assert.match(
+      server.stdout(),
+      /INFO {2}Demo scraper and its read-only key, for trying Siphon locally page=http:\/\/\S+ demoKey=sph_\S+ curl="curl '/,
+    );
     assert.equal(logRecords(server.stdout()).length, 0, 'no JSON');
   } finally {
     server.child.kill('SIGTERM');
@@ -55,7 +62,10 @@ test('--log-format pretty: the same records as readable lines', async () => {
 test('a stdout nobody reads holds no request up, and every line is written when the service stops', async () => {
   const dataDir = tempDir();
   const key = await addUser(dataDir, 'alice');
-  await runCliOk(['scraper', 'add', 'alice/small', '--db', makeDb(tempDir(), 'small.sqlite', 'create table t (x text); insert into t values (\'a\');')], { dataDir });
+  await runCliOk(
+    ['scraper', 'add', 'alice/small', '--db', makeDb(tempDir(), 'small.sqlite', "create table t (x text); insert into t values ('a');")],
+    { dataDir },
+  );
   // Room for the batches below: one key's queries, all at once.
   const server = await startServe(['--port', '0', '--rate-limit', '0', '--key-queue', '20'], { dataDir });
   const ids: string[] = [];
@@ -65,12 +75,14 @@ test('a stdout nobody reads holds no request up, and every line is written when 
     const seen = server.stdout().length;
     const long = 'x'.repeat(300); // each line holds a few hundred bytes of its URL: 600 of them, far more than a pipe holds
     for (let i = 0; i < 600; i += 20) {
-      const batch = await Promise.all(Array.from({ length: 20 }, async () => {
-        const res = await fetch(dataUrl(server.base, 'alice/small', 'json', { key, query: `select x from t where x <> '${long}'` }));
-        assert.equal(res.status, 200);
-        await res.arrayBuffer();
-        return res.headers.get('x-request-id')!;
-      }));
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const res = await fetch(dataUrl(server.base, 'alice/small', 'json', { key, query: `select x from t where x <> '${long}'` }));
+          assert.equal(res.status, 200);
+          await res.arrayBuffer();
+          return res.headers.get('x-request-id')!;
+        }),
+      );
       ids.push(...batch);
     }
     assert.equal(server.stdout().length, seen, 'nothing was read meanwhile: the lines waited in the service');

@@ -26,7 +26,10 @@ before(async () => {
   server = await startServer({ rateLimitPerMinute: perMinute, clientIdleTimeoutMs: 1000, trustProxy: true });
   port = Number(new URL(server.base).port);
   secrets.push((await server.catalog.addUser('alice')).key);
-  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
+  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), {
+    isPrivate: false,
+    description: '',
+  });
   for (let i = 0; i < 150; i += 1) fresh.push(await server.catalog.createKey('alice', { readOnly: i % 2 === 0 }));
   greedy = await server.catalog.createKey('alice');
   revoked = await server.catalog.createKey('alice');
@@ -44,10 +47,18 @@ function nextKey(): string {
 
 /** Headers where a careless client or proxy puts a key, each holding one from `key`. */
 const keyedHeaders = (key: () => string): Record<string, string>[] => [
-  { 'x-forwarded-for': key() }, { 'x-forwarded-for': `203.0.113.7, ${key()}` }, { forwarded: `for=${key()}` },
-  { 'x-forwarded-host': key() }, { 'x-forwarded-proto': key() }, { 'x-real-ip': key() },
-  { referer: `https://example.org/page?key=${key()}` }, { origin: `https://${key()}.example.org` },
-  { 'x-request-id': key() }, { 'x-request-id': `req-${key()}` }, { cookie: `key=${key()}` }, { 'user-agent': `curl ${key()}` },
+  { 'x-forwarded-for': key() },
+  { 'x-forwarded-for': `203.0.113.7, ${key()}` },
+  { forwarded: `for=${key()}` },
+  { 'x-forwarded-host': key() },
+  { 'x-forwarded-proto': key() },
+  { 'x-real-ip': key() },
+  { referer: `https://example.org/page?key=${key()}` },
+  { origin: `https://${key()}.example.org` },
+  { 'x-request-id': key() },
+  { 'x-request-id': `req-${key()}` },
+  { cookie: `key=${key()}` },
+  { 'user-agent': `curl ${key()}` },
 ];
 
 /** Every character percent-encoded. */
@@ -61,7 +72,12 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
   const base = server.base;
   const data = (format: string) => `${base}/alice/planning/data.${format}`;
   const calls: Promise<unknown>[] = [];
-  const get = (url: string, init?: RequestInit) => calls.push(fetch(url, init).then((r) => r.arrayBuffer()).catch(() => undefined));
+  const get = (url: string, init?: RequestInit) =>
+    calls.push(
+      fetch(url, init)
+        .then((r) => r.arrayBuffer())
+        .catch(() => undefined),
+    );
 
   // The key parameter in every spelling, decoded or not, good, unknown and revoked.
   for (const name of ['key', '%6Bey', 'k%65y', 'ke%79', '%6B%65%79', 'KEY', 'Key', 'api_key', 'API_KEY', 'apikey', 'token', 'sph']) {
@@ -109,7 +125,17 @@ test('a run of every kind of request, with keys everywhere, logs none of them no
   post(`key=${nextKey()}`, 'text/plain');
   post(`key=${nextKey()}&query=${'y'.repeat(requestLimits(100_000).maxBodyBytes)}`, 'application/x-www-form-urlencoded');
   // Pages, feeds, scraper information, assets, health, with keys where a careless client puts them.
-  for (const path of ['/', '/alice', '/alice/planning', '/docs', '/documentation/api', '/alice/planning.json', '/healthz', '/assets/site.css', '/no/such/page/here']) {
+  for (const path of [
+    '/',
+    '/alice',
+    '/alice/planning',
+    '/docs',
+    '/documentation/api',
+    '/alice/planning.json',
+    '/healthz',
+    '/assets/site.css',
+    '/no/such/page/here',
+  ]) {
     get(`${base}${path}?key=${nextKey()}&callback=a(){}alert(document['domain']);function%20b`);
   }
   get(`${base}/alice/planning?key=${nextKey()}&sql=${q}&format=atom&table=data`);
@@ -160,7 +186,10 @@ test('the pretty form logs no key either, and is not JSON', async () => {
       return keys.at(-1)!;
     };
     keys.push((await pretty.catalog.addUser('alice')).key);
-    await pretty.catalog.addScraper('alice/planning', makeDb(pretty.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
+    await pretty.catalog.addScraper('alice/planning', makeDb(pretty.dataDir, 'planning.sqlite', planningSql), {
+      isPrivate: false,
+      description: '',
+    });
     const data = `${pretty.base}/alice/planning/data.json`;
     const calls: Promise<Response>[] = [];
     const fresh: string[] = [];
@@ -172,13 +201,19 @@ test('the pretty form logs no key either, and is not JSON', async () => {
     calls.push(fetch(`${pretty.base}/alice/${next()}/data.json?query=${q}`));
     const greedyKey = next();
     for (let i = 0; i < 4; i += 1) calls.push(fetch(`${data}?key=${greedyKey}&query=${q}`));
-    const statuses = await Promise.all(calls.map(async (c) => {
-      const res = await c;
-      await res.arrayBuffer();
-      return res.status;
-    }));
+    const statuses = await Promise.all(
+      calls.map(async (c) => {
+        const res = await c;
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
     assert.ok(statuses.includes(429) && statuses.includes(400) && statuses.includes(200), String(statuses));
-    await rawExchange(Number(new URL(pretty.base).port), `GET /alice/planning/data.json?key=${next()} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`, { timeoutMs: 5000 });
+    await rawExchange(
+      Number(new URL(pretty.base).port),
+      `GET /alice/planning/data.json?key=${next()} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n`,
+      { timeoutMs: 5000 },
+    );
 
     const logs = pretty.logs();
     const lines = logs.trimEnd().split('\n');

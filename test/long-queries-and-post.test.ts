@@ -39,18 +39,33 @@ function queryOf(length: number, unit: string): { sql: string; value: string } {
 
 type Send = (sql: string) => Promise<Response>;
 const byGet: Send = (sql) => fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: sql }));
-const byForm: Send = (sql) => fetch(endpoint('json'), {
-  method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key, query: sql }),
-});
-const byJson: Send = (sql) => fetch(endpoint('json'), {
-  method: 'POST', headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ key, query: sql }),
-});
+const byForm: Send = (sql) =>
+  fetch(endpoint('json'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ key, query: sql }),
+  });
+const byJson: Send = (sql) =>
+  fetch(endpoint('json'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({ key, query: sql }),
+  });
 
 // ASCII that encoding grows (+, %, &, =, quotes), 3-byte UTF-8 (9 bytes a unit once percent-encoded,
 // the most there is), and characters beyond U+FFFF (two units each).
-const fillers: [string, string][] = [['punctuation', "'+%&=\""], ['euro signs', '€'], ['CJK', '漢'], ['emoji', '😀']];
+const fillers: [string, string][] = [
+  ['punctuation', '\'+%&="'],
+  ['euro signs', '€'],
+  ['CJK', '漢'],
+  ['emoji', '😀'],
+];
 
-for (const [name, send] of [['GET', byGet], ['POST form', byForm], ['POST JSON', byJson]] as const) {
+for (const [name, send] of [
+  ['GET', byGet],
+  ['POST form', byForm],
+  ['POST JSON', byJson],
+] as const) {
   test(`${name}: a ${maxChars.toLocaleString('en')}-character query works whatever its characters; one more is SIPHON_ERR_QUERY_TOO_LONG`, async () => {
     for (const [what, unit] of fillers) {
       for (const char of [...unit]) {
@@ -75,20 +90,30 @@ test('the longest query in the most costly characters fits the URL bound, with r
 test('a POST body over its bound is 413, by Content-Length or once it has come', async () => {
   const { maxBodyBytes } = requestLimits(maxChars);
   const big = `key=${key}&query=${'x'.repeat(maxBodyBytes)}`;
-  const sized = await fetch(endpoint('json'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: big });
+  const sized = await fetch(endpoint('json'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: big,
+  });
   assertRefused(await fetchAnswer(sized), 413, 'SIPHON_ERR_BODY_TOO_LARGE', 'by Content-Length');
   // A stream has no Content-Length: it is sent chunked and refused as it passes the bound.
   const stream = new Blob([big]).stream();
   const chunked = await fetch(endpoint('json'), {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: stream, duplex: 'half',
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: stream,
+    duplex: 'half',
   } as RequestInit);
   assertRefused(await fetchAnswer(chunked), 413, 'SIPHON_ERR_BODY_TOO_LARGE', 'chunked');
 });
 
 test('a bad JSON body is 400, a body of another type 415, and neither echoes the body', async () => {
-  const post = (type: string | undefined, body: string) => fetch(endpoint('json'), {
-    method: 'POST', headers: type ? { 'content-type': type } : {}, body,
-  }).then(fetchAnswer);
+  const post = (type: string | undefined, body: string) =>
+    fetch(endpoint('json'), {
+      method: 'POST',
+      headers: type ? { 'content-type': type } : {},
+      body,
+    }).then(fetchAnswer);
   const bad: [string | undefined, string, number, string][] = [
     ['application/json', `{"key": "${key}", "query": `, 400, 'SIPHON_ERR_BODY_INVALID'],
     ['application/json', ' \n', 400, 'SIPHON_ERR_BODY_INVALID'],
@@ -96,7 +121,12 @@ test('a bad JSON body is 400, a body of another type 415, and neither echoes the
     ['application/json', `{"key": "${key}", "query": 1}`, 400, 'SIPHON_ERR_BODY_INVALID'],
     ['application/json', `{"key": ["${key}"], "query": "select 1"}`, 400, 'SIPHON_ERR_BODY_INVALID'],
     ['text/plain', `key=${key}&query=select+1`, 415, 'SIPHON_ERR_CONTENT_TYPE'],
-    ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="key"\r\n\r\n${key}\r\n--x--\r\n`, 415, 'SIPHON_ERR_CONTENT_TYPE'],
+    [
+      'multipart/form-data; boundary=x',
+      `--x\r\nContent-Disposition: form-data; name="key"\r\n\r\n${key}\r\n--x--\r\n`,
+      415,
+      'SIPHON_ERR_CONTENT_TYPE',
+    ],
     [undefined, `key=${key}&query=select+1`, 415, 'SIPHON_ERR_CONTENT_TYPE'],
   ];
   for (const [type, body, status, code] of bad) {
@@ -106,7 +136,9 @@ test('a bad JSON body is 400, a body of another type 415, and neither echoes the
   }
   // JSON that is not UTF-8 (a lone 0xFF byte).
   const latin = await fetch(endpoint('json'), {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
   });
   assertRefused(await fetchAnswer(latin), 400, 'SIPHON_ERR_BODY_INVALID', 'not UTF-8');
 });
@@ -114,8 +146,11 @@ test('a bad JSON body is 400, a body of another type 415, and neither echoes the
 test('POST gives every format, JSONP included, the same body as the same GET', async () => {
   const sql = 'select title, content, link, date, n, r from "data" order by n';
   const params: [string, Record<string, string>][] = [
-    ['json', { query: sql }], ['json', { query: sql, callback: 'show.rows' }], ['csv', { query: sql }],
-    ['ndjson', { query: sql }], ['sqlite', {}],
+    ['json', { query: sql }],
+    ['json', { query: sql, callback: 'show.rows' }],
+    ['csv', { query: sql }],
+    ['ndjson', { query: sql }],
+    ['sqlite', {}],
   ];
   for (const [format, p] of params) {
     const get = await fetch(dataUrl(server.base, 'alice/planning', format, { key, ...p }));
@@ -136,7 +171,9 @@ test('POST gives every format, JSONP included, the same body as the same GET', a
   }
   // The JSONP body runs, calling the callback with the rows.
   const jsonp = await fetch(endpoint('json'), {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, query: 'select 1 as one', callback: 'cb' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key, query: 'select 1 as one', callback: 'cb' }),
   });
   const calls: unknown[] = [];
   vm.runInNewContext(await jsonp.text(), { cb: (rows: unknown) => calls.push(structuredClone(rows)) });
@@ -145,7 +182,11 @@ test('POST gives every format, JSONP included, the same body as the same GET', a
 
 test("POST atom: the feed, whose self link is the GET URL of the same feed (the POST's URL lacks the query)", async () => {
   const sql = 'select title, content, link, date from "data"';
-  const res = await fetch(endpoint('atom'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, query: sql }) });
+  const res = await fetch(endpoint('atom'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key, query: sql }),
+  });
   const feed = await res.text();
   assert.equal(res.status, 200, feed);
   assert.equal(res.headers.get('content-type'), 'application/atom+xml; charset=utf-8');
@@ -157,12 +198,18 @@ test("POST atom: the feed, whose self link is the GET URL of the same feed (the 
 
 test('a parameter in the body wins over the same one in the URL; the others in the URL still count', async () => {
   const url = endpoint('json', `?${new URLSearchParams({ key: 'sph_wrong', query: 'select 1 as url', callback: 'fromUrl' })}`);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ key, query: 'select 2 as body' }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ key, query: 'select 2 as body' }),
+  });
   assert.equal(res.status, 200);
   assert.equal(await res.text(), '/**/fromUrl([\n{"body":2}\n]);');
   // A header key still wins over both.
   const header = await fetch(endpoint('json'), {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': 'sph_wrong' }, body: new URLSearchParams({ key, query: 'select 1' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-api-key': 'sph_wrong' },
+    body: new URLSearchParams({ key, query: 'select 1' }),
   });
   assertRefused(await fetchAnswer(header), 401, 'SIPHON_ERR_KEY_INVALID', 'bad header key');
   // A POST without a body takes its parameters from the URL alone.
@@ -174,9 +221,17 @@ test('a POST is never answered 304: its conditional headers are ignored, its ETa
   const sql = 'select count(*) as n from "data"';
   const get = await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: sql }));
   const etag = get.headers.get('etag')!;
-  assert.equal((await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: sql }), { headers: { 'if-none-match': etag } })).status, 304);
+  assert.equal(
+    (await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: sql }), { headers: { 'if-none-match': etag } })).status,
+    304,
+  );
   const post = await fetch(endpoint('json'), {
-    method: 'POST', headers: { 'content-type': 'application/json', 'if-none-match': etag, 'if-modified-since': new Date(Date.now() + 86_400_000).toUTCString() },
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'if-none-match': etag,
+      'if-modified-since': new Date(Date.now() + 86_400_000).toUTCString(),
+    },
     body: JSON.stringify({ key, query: sql }),
   });
   assert.equal(post.status, 200);
@@ -188,7 +243,11 @@ test('a POST is never answered 304: its conditional headers are ignored, its ETa
 test('the preflight of a cross-origin POST of JSON allows it', async () => {
   const res = await fetch(endpoint('json'), {
     method: 'OPTIONS',
-    headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    headers: {
+      origin: 'https://elsewhere.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-api-key',
+    },
   });
   assert.equal(res.status, 204);
   assert.match(res.headers.get('access-control-allow-methods') ?? '', /\bPOST\b/);
@@ -198,8 +257,26 @@ test('the preflight of a cross-origin POST of JSON allows it', async () => {
 
 test('a POST is a download like a GET, recorded with its query and format', async () => {
   const marker = `select 'post-download-${Date.now()}' as m`;
-  await (await fetch(endpoint('csv'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, query: marker }) })).text();
-  await (await fetch(endpoint('json'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, query: marker, callback: 'cb' }) })).text();
+  await (
+    await fetch(endpoint('csv'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key, query: marker }),
+    })
+  ).text();
+  await (
+    await fetch(endpoint('json'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key, query: marker, callback: 'cb' }),
+    })
+  ).text();
   const recorded = (await writtenDownloads(server)).filter((d) => d.query === marker);
-  assert.deepEqual(recorded.map((d) => [d.format, d.status, d.rows]), [['csv', 200, 1], ['jsonp', 200, 1]]);
+  assert.deepEqual(
+    recorded.map((d) => [d.format, d.status, d.rows]),
+    [
+      ['csv', 200, 1],
+      ['jsonp', 200, 1],
+    ],
+  );
 });

@@ -63,7 +63,7 @@ describe('metrics on a port of their own', () => {
     assert.doesNotMatch(await publicPort.text(), /siphon_/);
     const other = await fetch(new URL('/other', metricsUrl));
     assert.equal(other.status, 404);
-    assert.deepEqual(Object.keys(await other.json() as object), ['error']);
+    assert.deepEqual(Object.keys((await other.json()) as object), ['error']);
     const samples = await scrape(metricsUrl);
     assert.equal(samples.get('siphon_query_processes_ready{pool="api"}'), 2);
     assert.equal(samples.get('siphon_query_processes_ready{pool="previews"}'), 1);
@@ -73,7 +73,9 @@ describe('metrics on a port of their own', () => {
 
   test('an export adds its rows and bytes, and its request by route and status', async () => {
     const before = await scrape(metricsUrl);
-    const res = await fetch(dataUrl(server.base, 'alice/rows', 'csv', { key, query: 'select * from data' }), { headers: { 'accept-encoding': 'identity' } });
+    const res = await fetch(dataUrl(server.base, 'alice/rows', 'csv', { key, query: 'select * from data' }), {
+      headers: { 'accept-encoding': 'identity' },
+    });
     assert.equal(res.status, 200);
     const body = await res.text();
     const after = await scrape(metricsUrl);
@@ -162,12 +164,21 @@ describe('metrics on the public port behind a token', () => {
   const token = 'a-metrics-token-of-some-length';
   let server: TestServer;
 
-  before(async () => { server = await startServer({ metricsToken: token }); });
+  before(async () => {
+    server = await startServer({ metricsToken: token });
+  });
   after(() => server.close());
 
   test('without the token, or with another, /metrics is refused 401; with it, served', async () => {
     assert.equal(server.metricsUrl, `${server.base}/metrics`);
-    for (const authorization of [undefined, 'Bearer wrong-token-of-some-length', `Bearer ${token}x`, `Basic ${token}`, token, `Bearer ${token.slice(0, -1)}`]) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong-token-of-some-length',
+      `Bearer ${token}x`,
+      `Basic ${token}`,
+      token,
+      `Bearer ${token.slice(0, -1)}`,
+    ]) {
       const res = await fetch(`${server.base}/metrics`, { headers: authorization ? { authorization } : {} });
       assert.equal(res.status, 401, String(authorization));
       assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_METRICS_TOKEN');

@@ -27,14 +27,22 @@ before(async () => {
   server = await startServer();
   ({ key } = await server.catalog.addUser('alice'));
   const sources = tempDir();
-  const one = makeDb(sources, 'one.sqlite', `create table data (title text, n integer); create index data_n on data (n);
+  const one = makeDb(
+    sources,
+    'one.sqlite',
+    `create table data (title text, n integer); create index data_n on data (n);
     insert into data values ('first', 1), ('second', 2);
-    create table child (id integer primary key, data_n integer references data (n));`);
+    create table child (id integer primary key, data_n integer references data (n));`,
+  );
   // A publisher's views over pragma functions: reading them would show the server to anyone.
-  const viewy = makeDb(sources, 'viewy.sqlite', `create table data (title text); insert into data values ('x');
+  const viewy = makeDb(
+    sources,
+    'viewy.sqlite',
+    `create table data (title text); insert into data values ('x');
     create view files as select * from pragma_database_list;
     create view options as select * from pragma_compile_options;
-    create view nested as select (select file from files limit 1) as f from data;`);
+    create view nested as select (select file from files limit 1) as f from data;`,
+  );
   await server.catalog.addScraper('alice/one', one, { isPrivate: false, description: 'One' });
   await server.catalog.addScraper('alice/viewy', viewy, { isPrivate: false, description: 'Views' });
   file = (await server.store.findScraper('alice', 'one'))!.data.file;
@@ -93,10 +101,25 @@ describe('pragma functions that show the server are refused', () => {
     assert.match(jsonp.text, /^\/\*\*\/show\(\{"error":"\\"pragma_database_list\\" cannot be used/);
   });
 
-  const others = ['pragma_compile_options', 'pragma_function_list', 'pragma_module_list', 'pragma_pragma_list',
-    'pragma_collation_list', 'pragma_cache_size', 'pragma_temp_store', 'pragma_temp_store_directory', 'pragma_mmap_size',
-    'pragma_threads', 'pragma_busy_timeout', 'pragma_soft_heap_limit', 'pragma_hard_heap_limit', 'pragma_data_version',
-    'pragma_journal_mode', 'pragma_page_count', 'pragma_database_list'];
+  const others = [
+    'pragma_compile_options',
+    'pragma_function_list',
+    'pragma_module_list',
+    'pragma_pragma_list',
+    'pragma_collation_list',
+    'pragma_cache_size',
+    'pragma_temp_store',
+    'pragma_temp_store_directory',
+    'pragma_mmap_size',
+    'pragma_threads',
+    'pragma_busy_timeout',
+    'pragma_soft_heap_limit',
+    'pragma_hard_heap_limit',
+    'pragma_data_version',
+    'pragma_journal_mode',
+    'pragma_page_count',
+    'pragma_database_list',
+  ];
   for (const name of others) {
     test(`refused: ${name}`, async () => {
       for (const spelled of [name, `"${name.toUpperCase()}"`]) {
@@ -106,7 +129,11 @@ describe('pragma functions that show the server are refused', () => {
   }
 
   test("a publisher's view over a pragma function is refused by SQLite: the schema is not trusted", async () => {
-    for (const [view, vtab] of [['files', 'pragma_database_list'], ['options', 'pragma_compile_options'], ['nested', 'pragma_database_list']]) {
+    for (const [view, vtab] of [
+      ['files', 'pragma_database_list'],
+      ['options', 'pragma_compile_options'],
+      ['nested', 'pragma_database_list'],
+    ]) {
       assert.equal(errorOf(await query(`select * from ${view}`, 'json', 'alice/viewy')), `unsafe use of virtual table "${vtab}"`);
     }
   });
@@ -167,10 +194,25 @@ describe('SQL that fails or looks around shows nothing of the server', () => {
 });
 
 describe('pages, headers and publishing show nothing of the server', () => {
-  const pages = ['/', '/alice', '/alice/one', '/alice/viewy', '/alice/one.json', '/alice/viewy.json', '/docs',
-    '/docs?scraper=alice/viewy', '/documentation/api', '/healthz', '/nosuch', '/alice/nosuch', '/alice/nosuch.json',
-    '/assets/site.css', '/assets/query-builder.js', '/assets/api-request.js',
-    '/alice/one?table=data&sql=select+*+from+pragma_database_list&format=json'];
+  const pages = [
+    '/',
+    '/alice',
+    '/alice/one',
+    '/alice/viewy',
+    '/alice/one.json',
+    '/alice/viewy.json',
+    '/docs',
+    '/docs?scraper=alice/viewy',
+    '/documentation/api',
+    '/healthz',
+    '/nosuch',
+    '/alice/nosuch',
+    '/alice/nosuch.json',
+    '/assets/site.css',
+    '/assets/query-builder.js',
+    '/assets/api-request.js',
+    '/alice/one?table=data&sql=select+*+from+pragma_database_list&format=json',
+  ];
   for (const page of pages) {
     test(`GET ${page}`, async () => {
       await assertNothingShows(await fetch(`${server.base}${page}`), page);
@@ -178,8 +220,12 @@ describe('pages, headers and publishing show nothing of the server', () => {
   }
 
   test('data answers without a key, with a bad key, for an unknown format, and the sqlite file', async () => {
-    for (const url of [`${server.base}/alice/one/data.json?query=select+1`, `${server.base}/alice/one/data.json?key=sph_bad&query=select+1`,
-      `${server.base}/alice/one/data.xml?key=${key}&query=select+1`, `${server.base}/alice/one/data.sqlite?key=${key}`]) {
+    for (const url of [
+      `${server.base}/alice/one/data.json?query=select+1`,
+      `${server.base}/alice/one/data.json?key=sph_bad&query=select+1`,
+      `${server.base}/alice/one/data.xml?key=${key}&query=select+1`,
+      `${server.base}/alice/one/data.sqlite?key=${key}`,
+    ]) {
       await assertNothingShows(await fetch(url), url);
     }
   });

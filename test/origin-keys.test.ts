@@ -95,20 +95,31 @@ describe('from one of its origins', () => {
     ] as [string, Response, number][]) {
       assert.equal(res.status, status, what);
       assertNamesOrigin(res, maps, what);
-      assert.equal(typeof (await res.json() as { error: unknown }).error, 'string');
+      assert.equal(typeof ((await res.json()) as { error: unknown }).error, 'string');
     }
   });
 });
 
 describe('from anywhere else', () => {
   test('another origin is refused 403, by Origin or by Referer, and the Origin wins over the Referer', async () => {
-    await assertRefused(await get(query, { 'x-api-key': originKey, origin: 'https://elsewhere.example' }), 'https://elsewhere.example', 'Origin');
-    await assertRefused(await get(query, { 'x-api-key': originKey, referer: 'https://elsewhere.example/page' }), 'https://elsewhere.example', 'Referer');
+    await assertRefused(
+      await get(query, { 'x-api-key': originKey, origin: 'https://elsewhere.example' }),
+      'https://elsewhere.example',
+      'Origin',
+    );
+    await assertRefused(
+      await get(query, { 'x-api-key': originKey, referer: 'https://elsewhere.example/page' }),
+      'https://elsewhere.example',
+      'Referer',
+    );
     // Same host, another scheme or port: another origin.
     await assertRefused(await get(query, { 'x-api-key': originKey, origin: 'http://maps.example.org' }), 'http://maps.example.org', 'http');
     await assertRefused(await get(query, { 'x-api-key': originKey, origin: 'http://localhost:8081' }), 'http://localhost:8081', 'port');
-    await assertRefused(await get(query, { 'x-api-key': originKey, origin: 'https://elsewhere.example', referer: `${maps}/` }),
-      'https://elsewhere.example', 'Origin over Referer');
+    await assertRefused(
+      await get(query, { 'x-api-key': originKey, origin: 'https://elsewhere.example', referer: `${maps}/` }),
+      'https://elsewhere.example',
+      'Origin over Referer',
+    );
   });
 
   test('a request that says neither where it comes from (no Origin, no Referer, or an opaque origin) is refused', async () => {
@@ -119,8 +130,10 @@ describe('from anywhere else', () => {
   });
 
   test('a JSONP call from elsewhere gets the refusal in its callback', async () => {
-    for (const [headers, sent] of [[{ referer: 'https://elsewhere.example/page.html' }, 'https://elsewhere.example'], [{}, undefined]] as
-      [Record<string, string>, string | undefined][]) {
+    for (const [headers, sent] of [
+      [{ referer: 'https://elsewhere.example/page.html' }, 'https://elsewhere.example'],
+      [{}, undefined],
+    ] as [Record<string, string>, string | undefined][]) {
       const res = await get({ ...query, key: originKey, callback: 'show' }, headers);
       assert.equal(res.status, 200);
       assert.equal(await res.text(), `/**/show(${JSON.stringify({ error: errors.keyOrigin(sent).message, status: 403 })});`);
@@ -157,7 +170,8 @@ describe('other keys and the preflight', () => {
 
   test('the preflight carries no key and still allows any origin', async () => {
     const res = await fetch(`${server.base}/alice/s/data.json`, {
-      method: 'OPTIONS', headers: { origin: maps, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      method: 'OPTIONS',
+      headers: { origin: maps, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get('access-control-allow-origin'), '*');
@@ -177,7 +191,11 @@ describe('publishing', () => {
       [{ origin: 'https://elsewhere.example' }, 'SIPHON_ERR_KEY_ORIGIN'],
     ] as [Record<string, string>, string][]) {
       const earlier = refusals().length;
-      const res = await putBody(server.base, 'alice/plants', body, { 'x-api-key': originKey, 'content-type': 'application/vnd.sqlite3', ...headers });
+      const res = await putBody(server.base, 'alice/plants', body, {
+        'x-api-key': originKey,
+        'content-type': 'application/vnd.sqlite3',
+        ...headers,
+      });
       assert.equal(res.status, 403, code);
       await res.text();
       assert.deepEqual(refusals().slice(earlier), [code]);

@@ -34,8 +34,14 @@ test('a callback the API would refuse is left out of the scraper and docs pages,
       assert.match(text, /<p class="error" id="qb-callback-refused" role="alert">The callback in this page's address was left out\./, url);
       assert.match(text, /<input id="qb-callback" name="callback" value=""/, url);
       // Neither as sent nor escaped for HTML: the value is nowhere in the page.
-      for (const piece of ['alert(', "document['domain']", 'document[&#39;domain&#39;]', `function ${callback}`,
-        `callback=${encodeURIComponent(callback)}`, 'x'.repeat(129)]) {
+      for (const piece of [
+        'alert(',
+        "document['domain']",
+        'document[&#39;domain&#39;]',
+        `function ${callback}`,
+        `callback=${encodeURIComponent(callback)}`,
+        'x'.repeat(129),
+      ]) {
         assert.ok(!text.includes(piece), `${url} holds ${piece}`);
       }
       // The examples use the default callback instead.

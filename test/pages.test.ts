@@ -26,12 +26,16 @@ before(async () => {
   ({ key: bobKey } = await server.catalog.addUser('bob'));
   await server.catalog.addUser('carol');
   const dir = server.dataDir;
-  const planning = makeDb(dir, 'planning.sqlite', `
+  const planning = makeDb(
+    dir,
+    'planning.sqlite',
+    `
     create table data (title text, n integer, r real, note text);
     insert into data values ('Two storey dwelling', 9007199254740993, 1.0, null), ('Deck', 2, 0.5, '${'x'.repeat(300)}');
-    create table "2" (a);`);
+    create table "2" (a);`,
+  );
   await server.catalog.addScraper('alice/planning', planning, { isPrivate: false, description: 'Planning applications' });
-  const small = makeDb(dir, 'small.sqlite', 'create table t (a text); insert into t values (\'100% off_sale\');');
+  const small = makeDb(dir, 'small.sqlite', "create table t (a text); insert into t values ('100% off_sale');");
   await server.catalog.addScraper('alice/small', small, { isPrivate: false, description: 'Prices: 100% off' });
   await server.catalog.addScraper('bob/weather', small, { isPrivate: false, description: 'Rain gauges' });
   await server.catalog.addScraper('alice/secret', small, { isPrivate: true, description: 'Hidden things' });
@@ -53,9 +57,15 @@ async function get(url: string): Promise<{ status: number; headers: Headers; tex
 
 const page = (p: string) => get(`${server.base}${p}`);
 /** The scrapers a list page shows, in order, as owner/name. */
-const listed = (text: string) => [...text.matchAll(/<h3><a href="\/[^"]+">([^<]+)<\/a> \/ <a href="[^"]+">([^<]+)<\/a><\/h3>/g)]
-  .map(([, o, n]) => `${o}/${n}`);
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const listed = (text: string) =>
+  [...text.matchAll(/<h3><a href="\/[^"]+">([^<]+)<\/a> \/ <a href="[^"]+">([^<]+)<\/a><\/h3>/g)].map(([, o, n]) => `${o}/${n}`);
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 test('/ lists the public scrapers, most downloaded first, then most recently updated; never a private one', async () => {
   const { status, text } = await page('/');
@@ -77,7 +87,7 @@ test('/?q= filters on owner, name and description; LIKE wildcards in the search 
   assert.ok(!none.text.includes(hostile));
 });
 
-test('/{owner} lists only that owner\'s public scrapers; an unknown owner is a 404 page', async () => {
+test("/{owner} lists only that owner's public scrapers; an unknown owner is a 404 page", async () => {
   const alice = await page('/alice');
   assert.equal(alice.status, 200);
   assert.deepEqual(listed(alice.text), ['alice/planning', 'alice/small']);
@@ -91,7 +101,7 @@ test('/{owner} lists only that owner\'s public scrapers; an unknown owner is a 4
   assert.match(nobody.text, /Not found/);
 });
 
-test('a private scraper\'s page is the same 404 page as an unknown one\'s', async () => {
+test("a private scraper's page is the same 404 page as an unknown one's", async () => {
   const secret = await page('/alice/secret');
   const unknown = await page('/alice/unknown1');
   assert.equal(secret.status, 404);
@@ -108,7 +118,9 @@ test('a scraper page shows its facts, downloads by account (most first), columns
   assert.match(text, /Data last changed<\/dt><dd><time datetime="\d{4}-\d\d-\d\dT[^"]+">/);
   assert.match(text, /Size<\/dt><dd>\d+(\.\d)? KB</);
   assert.match(text, /Downloaded <strong data-downloads="3">3 times<\/strong> by/);
-  const downloaders = [...text.matchAll(/<li><a href="\/(\w+)">\w+<\/a> <span class="count"[^>]*>(\d+)<\/span><\/li>/g)].map(([, o, c]) => `${o}:${c}`);
+  const downloaders = [...text.matchAll(/<li><a href="\/(\w+)">\w+<\/a> <span class="count"[^>]*>(\d+)<\/span><\/li>/g)].map(
+    ([, o, c]) => `${o}:${c}`,
+  );
   assert.deepEqual(downloaders, ['bob:2', 'alice:1']);
   // Columns with their types, row counts, and values as the API writes them (exact integers, 1.0).
   assert.match(text, /<td><code>n<\/code><\/td><td>INTEGER<\/td>/);
@@ -131,20 +143,34 @@ test('the preview is not a download, and a page load shows a download made a mom
   assert.equal(readDownloads(server.dataDir).length, before + 1, 'the page recorded no download');
 });
 
-test('the chart has a bar for each of the last 90 days (UTC), ending today, with that day\'s downloads', async () => {
+test("the chart has a bar for each of the last 90 days (UTC), ending today, with that day's downloads", async () => {
   const scraper = (await server.store.findScraper('alice', 'small'))!;
   const key = (await server.store.findKey(hashKey(aliceKey)))!;
   const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 60 * 60 * 1000).toISOString();
-  await server.store.recordDownloads([daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) => ({
-    scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at, format: 'json', query: 'select 1',
-    status: 200, rows: 1, bytes: 10, durationMs: 1,
-  })));
+  await server.store.recordDownloads(
+    [daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) => ({
+      scraperId: scraper.id,
+      accountId: key.account.id,
+      keyId: key.id,
+      at,
+      format: 'json',
+      query: 'select 1',
+      status: 200,
+      rows: 1,
+      bytes: 10,
+      durationMs: 1,
+    })),
+  );
   const { text } = await page('/alice/small');
   const bars = [...text.matchAll(/data-day="([\d-]+)" data-count="(\d+)"/g)].map(([, day, n]) => ({ day: day!, count: Number(n) }));
   assert.equal(bars.length, 90);
   assert.deepEqual(bars.at(-1), { day: daysAgo(0).slice(0, 10), count: 2 });
   assert.deepEqual(bars[0], { day: daysAgo(89).slice(0, 10), count: 1 });
-  assert.equal(bars.reduce((sum, b) => sum + b.count, 0), 3, 'downloads older than 90 days are not drawn');
+  assert.equal(
+    bars.reduce((sum, b) => sum + b.count, 0),
+    3,
+    'downloads older than 90 days are not drawn',
+  );
   assert.match(text, /data-total="3"/);
   assert.match(text, /Downloaded <strong data-downloads="5">5 times/, 'but they are counted');
   assert.match(text, /<summary>Downloads per day as a table<\/summary>/);
@@ -155,7 +181,10 @@ test('pages escape scraper data: description, table and column names and values 
     const { status, text } = await page(p);
     assert.equal(status, 200, p);
     assert.ok(!text.includes(hostile), `${p} holds the raw markup`);
-    assert.ok(!/<script>(?!<\/script>)/.test(text.replace(/<script type="module" src="\/assets\/[\w-]+\.js"><\/script>/g, '')), `${p} has an unexpected script`);
+    assert.ok(
+      !/<script>(?!<\/script>)/.test(text.replace(/<script type="module" src="\/assets\/[\w-]+\.js"><\/script>/g, '')),
+      `${p} has an unexpected script`,
+    );
   }
   const { text } = await page('/bob/evil');
   const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;';
@@ -199,7 +228,10 @@ test('without JavaScript the builder renders the URL and examples for what was s
 
 test('/docs and /documentation/api list every error of src/errors.ts with its status', async () => {
   const source = readFileSync(path.join(repoRoot, 'src', 'errors.ts'), 'utf8');
-  const defined = [...source.matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({ code: code!, status: status! }));
+  const defined = [...source.matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({
+    code: code!,
+    status: status!,
+  }));
   assert.ok(defined.length > 20, 'the error definitions were found');
   for (const p of ['/docs', '/documentation/api']) {
     const { status, text } = await page(p);
@@ -220,7 +252,12 @@ test('/docs shows every format, and its sample bodies are what the API really se
   const db = makeDb(server.dataDir, 'sample.sqlite', `create table data (title, content, link, date); insert into data ${rows};`);
   await server.catalog.addScraper('carol/sample', db, { isPrivate: false, description: '' });
   const query = 'select * from data';
-  for (const [id, format, extra] of [['json', 'json', {}], ['json--callback-jsonp', 'json', { callback: 'showRows' }], ['csv', 'csv', {}], ['ndjson', 'ndjson', {}]] as const) {
+  for (const [id, format, extra] of [
+    ['json', 'json', {}],
+    ['json--callback-jsonp', 'json', { callback: 'showRows' }],
+    ['csv', 'csv', {}],
+    ['ndjson', 'ndjson', {}],
+  ] as const) {
     const sample = unescape(new RegExp(`<h4 id="${id}">[\\s\\S]*?<pre><code>([\\s\\S]*?)</code></pre>`).exec(text)![1]!);
     const real = await get(dataUrl(server.base, 'carol/sample', format, { key: aliceKey, query, ...extra }));
     // A Markdown code block ends in one newline whether the body does or not: the rest is exact.
@@ -228,7 +265,7 @@ test('/docs shows every format, and its sample bodies are what the API really se
   }
 });
 
-test('/docs states this server\'s limits, and uses ?scraper= (public only) for its examples', async () => {
+test("/docs states this server's limits, and uses ?scraper= (public only) for its examples", async () => {
   const { text } = await page('/docs');
   assert.match(text, /Time one query may hold its query process[^<]*<\/td>\s*<td>7 s<\/td>/);
   assert.match(text, /Length of the SQL text[^<]*<\/td>\s*<td>100,000 characters/);
@@ -241,7 +278,11 @@ test('/docs states this server\'s limits, and uses ?scraper= (public only) for i
 });
 
 test('assets are served with a content type and an ETag, and revalidate to 304', async () => {
-  for (const [name, type] of [['site.css', 'text/css'], ['query-builder.js', 'text/javascript'], ['api-request.js', 'text/javascript']]) {
+  for (const [name, type] of [
+    ['site.css', 'text/css'],
+    ['query-builder.js', 'text/javascript'],
+    ['api-request.js', 'text/javascript'],
+  ]) {
     const res = await fetch(`${server.base}/assets/${name}`);
     assert.equal(res.status, 200, name);
     assert.match(res.headers.get('content-type') ?? '', new RegExp(`^${type}`));

@@ -21,24 +21,27 @@ before(async () => {
 });
 after(() => server.close());
 
-
 test('a request that looked up its data, then waited in the queue through two publishes, reads the data it looked up', async () => {
   // The data was published long ago, as on a real server.
   const old = (await server.store.findScraper('alice', 'race'))!.data.file;
   const longAgo = new Date(Date.now() - 3600_000);
   utimesSync(old, longAgo, longAgo);
 
-  const slow = fetch(dataUrl(server.base, 'alice/busy', 'json', {
-    key, query: 'with recursive c(x) as (select 1 union all select x+1 from c limit 30000000) select count(*) as n from c',
-  }));
+  const slow = fetch(
+    dataUrl(server.base, 'alice/busy', 'json', {
+      key,
+      query: 'with recursive c(x) as (select 1 union all select x+1 from c limit 30000000) select count(*) as n from c',
+    }),
+  );
   // Running in the one query process…
   await waitFor(() => server.pool.stats().busy === 1, 5000);
   let answeredAt = Infinity;
-  const queued = fetch(dataUrl(server.base, 'alice/race', 'json', { key, query: 'select count(*) as n, min(v) as v from t' }))
-    .then(async (res) => {
+  const queued = fetch(dataUrl(server.base, 'alice/race', 'json', { key, query: 'select count(*) as n, min(v) as v from t' })).then(
+    async (res) => {
       answeredAt = performance.now();
       return { status: res.status, body: await res.text() };
-    });
+    },
+  );
   // …and this one waiting for it, its data looked up.
   await waitFor(() => server.pool.stats().waiting === 1, 5000);
 

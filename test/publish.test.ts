@@ -10,7 +10,11 @@ import { dataUrl, startServer, writtenDownloads, type TestServer } from './helpe
 import { publishUrl, putBody, putChunked, readVersion, versionDb as version } from './helpers/upload.js';
 
 interface Published {
-  owner: string; name: string; description: string; updated_at: string; version: number;
+  owner: string;
+  name: string;
+  description: string;
+  updated_at: string;
+  version: number;
   tables: { name: string; columns: { name: string; type: string }[]; rows: number }[];
 }
 
@@ -25,7 +29,7 @@ const current = (scraper: string) => readVersion(server.base, scraper, bobKey);
 async function info(scraper: string): Promise<Published> {
   const res = await fetch(`${server.base}/${scraper}.json`);
   assert.equal(res.status, 200);
-  return await res.json() as Published;
+  return (await res.json()) as Published;
 }
 
 before(async () => {
@@ -44,18 +48,36 @@ describe('publishing replaces the data', () => {
     const before = await info('alice/plants');
     const file = version(2, 1500);
     const res = await put('alice/plants', readFileSync(file), { 'x-api-key': aliceKey, 'content-type': 'application/vnd.sqlite3' });
-    const answer = await res.json() as Published;
+    const answer = (await res.json()) as Published;
     assert.equal(res.status, 200, JSON.stringify(answer));
 
     const after = await info('alice/plants');
-    assert.deepEqual(answer, { owner: 'alice', name: 'plants', description: 'plants data', updated_at: after.updated_at, version: 2, tables: after.tables });
-    assert.deepEqual(after.tables.map((t) => [t.name, t.rows]), [['pad', 1500], ['t', 200]]);
+    assert.deepEqual(answer, {
+      owner: 'alice',
+      name: 'plants',
+      description: 'plants data',
+      updated_at: after.updated_at,
+      version: 2,
+      tables: after.tables,
+    });
+    assert.deepEqual(
+      after.tables.map((t) => [t.name, t.rows]),
+      [
+        ['pad', 1500],
+        ['t', 200],
+      ],
+    );
     assert.ok(Date.parse(after.updated_at) > Date.parse(before.updated_at), `${after.updated_at} after ${before.updated_at}`);
     assert.deepEqual(await current('alice/plants'), { n: 200, v: 2 });
     // The new version and the one it replaced (a request may still be opening it), nothing else.
     assert.equal(listFiles(path.join(server.dataDir, 'scrapers/alice/plants')).length, 2);
     // Besides the store (siphon.db, unless the store is PostgreSQL) and the downloads spool of the server.
-    assert.deepEqual(listFiles(server.dataDir).filter((f) => !f.startsWith('scrapers/') && !f.startsWith('downloads-spool/') && !f.startsWith('siphon.db')), []);
+    assert.deepEqual(
+      listFiles(server.dataDir).filter(
+        (f) => !f.startsWith('scrapers/') && !f.startsWith('downloads-spool/') && !f.startsWith('siphon.db'),
+      ),
+      [],
+    );
   });
 
   test('a chunked body through node:http, with Authorization: Bearer and no Content-Type, publishes too', async () => {
@@ -83,14 +105,21 @@ describe('publishing replaces the data', () => {
 
   test('a database uploaded in WAL mode is served in rollback-journal mode, with no -wal or -shm left anywhere', async () => {
     const file = version(7);
-    const wal = makeDb(path.dirname(file), 'wal.sqlite', `pragma journal_mode = wal; create table t (v integer); insert into t values (7), (7);`);
+    const wal = makeDb(
+      path.dirname(file),
+      'wal.sqlite',
+      `pragma journal_mode = wal; create table t (v integer); insert into t values (7), (7);`,
+    );
     assert.equal(readFileSync(wal)[18], 2, 'the upload is in WAL mode');
     const res = await put('alice/wal', readFileSync(wal), { 'x-api-key': aliceKey });
     assert.equal(res.status, 200, await res.text());
     assert.deepEqual(await current('alice/wal'), { n: 2, v: 7 });
     const stored = (await server.store.findScraper('alice', 'wal'))!;
     assert.equal(readFileSync(stored.data.file)[18], 1, 'served in rollback-journal mode');
-    assert.deepEqual(listFiles(server.dataDir).filter((f) => /-(wal|shm)$/.test(f)), ['siphon.db-shm', 'siphon.db-wal']);
+    assert.deepEqual(
+      listFiles(server.dataDir).filter((f) => /-(wal|shm)$/.test(f)),
+      ['siphon.db-shm', 'siphon.db-wal'],
+    );
   });
 });
 
@@ -106,12 +135,18 @@ describe('a publish while others read', () => {
 
   test('publishes to one scraper at the same moment all succeed, each with its own version, and the last one is served', async () => {
     const bodies = [4, 5, 6, 7].map((k) => readFileSync(version(k)));
-    const answers = await Promise.all(bodies.map(async (body) => {
-      const res = await put('alice/race', body, { 'x-api-key': aliceKey });
-      assert.equal(res.status, 200);
-      return await res.json() as Published;
-    }));
-    assert.deepEqual(answers.map((a) => a.tables[0]!.rows), [400, 500, 600, 700], 'each answer describes its own upload');
+    const answers = await Promise.all(
+      bodies.map(async (body) => {
+        const res = await put('alice/race', body, { 'x-api-key': aliceKey });
+        assert.equal(res.status, 200);
+        return (await res.json()) as Published;
+      }),
+    );
+    assert.deepEqual(
+      answers.map((a) => a.tables[0]!.rows),
+      [400, 500, 600, 700],
+      'each answer describes its own upload',
+    );
     assert.deepEqual(answers.map((a) => a.version).sort(), [2, 3, 4, 5]);
     const last = answers.find((a) => a.version === 5)!;
     const { n, v } = await current('alice/race');
@@ -121,7 +156,10 @@ describe('a publish while others read', () => {
     // one); what is there is the published versions, the served one among them.
     const files = listFiles(path.join(server.dataDir, 'scrapers/alice/race'));
     assert.ok(files.length >= 2 && files.length <= 5, files.join(', '));
-    assert.ok(files.every((f) => /^\d+-[0-9a-f]+\.sqlite$/.test(path.basename(f))), files.join(', '));
+    assert.ok(
+      files.every((f) => /^\d+-[0-9a-f]+\.sqlite$/.test(path.basename(f))),
+      files.join(', '),
+    );
   });
 });
 
@@ -135,7 +173,13 @@ test('a publish is not a download; it is logged with the scraper, account and ve
 
   const lines = requestRecords(server.logs()).filter((l) => l.method === 'PUT');
   const published = lines.filter((l) => l.status === 200 && l.scraper === 'alice/plants');
-  assert.deepEqual(published.map((l) => [typeof l.keyId, l.version]), [['number', 2], ['number', 3]]);
+  assert.deepEqual(
+    published.map((l) => [typeof l.keyId, l.version]),
+    [
+      ['number', 2],
+      ['number', 3],
+    ],
+  );
   assert.ok(lines.some((l) => l.scraper === 'alice/plants' && l.code === 'SIPHON_ERR_DATA_INVALID'));
   for (const key of [aliceKey, bobKey]) assert.ok(!server.logs().includes(key), 'a key was logged');
   assert.ok(server.logs().includes('data.sqlite?key=[redacted]'));

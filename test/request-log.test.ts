@@ -19,7 +19,10 @@ const query = 'select title, n from data order by n';
 
 async function addPlanning(server: TestServer): Promise<string> {
   const { key } = await server.catalog.addUser('alice');
-  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), { isPrivate: false, description: '' });
+  await server.catalog.addScraper('alice/planning', makeDb(server.dataDir, 'planning.sqlite', planningSql), {
+    isPrivate: false,
+    description: '',
+  });
   return key;
 }
 
@@ -64,14 +67,18 @@ describe('one line per request', () => {
     assert.equal(typeof line!.queryMs, 'number');
   });
 
-  test('refusals: by a route, before any route and by Node\'s parser, each one line with its code, its id in X-Request-Id', async () => {
+  test("refusals: by a route, before any route and by Node's parser, each one line with its code, its id in X-Request-Id", async () => {
     const refused = [
       [await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: 'delete from data' })), 400, 'SIPHON_ERR_QUERY_NOT_READ'],
       [await fetch(dataUrl(server.base, 'alice/planning', 'json', { query })), 401, 'SIPHON_ERR_KEY_MISSING'],
       [await fetch(`${server.base}/alice/planning/data.json`, { method: 'DELETE' }), 405, 'SIPHON_ERR_METHOD_NOT_ALLOWED'],
       [await fetch(`${server.base}/alice/plan%ZZning/data.json`), 400, 'SIPHON_ERR_URL_INVALID'],
       [await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query, callback: 'show' })), 200, undefined],
-      [await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: 'select nonsense(', callback: 'show' })), 200, 'SIPHON_ERR_SQL'],
+      [
+        await fetch(dataUrl(server.base, 'alice/planning', 'json', { key, query: 'select nonsense(', callback: 'show' })),
+        200,
+        'SIPHON_ERR_SQL',
+      ],
     ] as const;
     for (const [res, status, code] of refused) {
       await res.arrayBuffer();
@@ -85,7 +92,9 @@ describe('one line per request', () => {
       assert.equal(lines[0]!.status, code === 'SIPHON_ERR_SQL' ? 400 : status);
     }
     const port = Number(new URL(server.base).port);
-    const raw = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\nX-Request-Id: from-the-client\r\n\r\n', { timeoutMs: 5000 });
+    const raw = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\nX-Request-Id: from-the-client\r\n\r\n', {
+      timeoutMs: 5000,
+    });
     const answer = raw.responses[0]!;
     assert.equal(answer.status, 400);
     const id = answer.headers['x-request-id']!;
@@ -111,9 +120,13 @@ describe('one line per request', () => {
 
   test('a response cut short is one line, at warn, with why', async () => {
     const controller = new AbortController();
-    const res = await fetch(dataUrl(server.base, 'alice/planning', 'json', {
-      key, query: 'with recursive c(x) as (select 1 union all select x + 1 from c limit 3000000) select x, printf(\'%090d\', x) as t from c',
-    }), { signal: controller.signal });
+    const res = await fetch(
+      dataUrl(server.base, 'alice/planning', 'json', {
+        key,
+        query: "with recursive c(x) as (select 1 union all select x + 1 from c limit 3000000) select x, printf('%090d', x) as t from c",
+      }),
+      { signal: controller.signal },
+    );
     const id = res.headers.get('x-request-id')!;
     await res.body!.getReader().read();
     controller.abort();

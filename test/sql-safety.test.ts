@@ -30,11 +30,21 @@ const aliceRows = 3000;
 /** More than the test server's 2 query processes, sent at once so every process answers some. */
 const spread = 6;
 
-interface Answer { status: number; contentType: string | null; cacheControl: string | null; text: string }
+interface Answer {
+  status: number;
+  contentType: string | null;
+  cacheControl: string | null;
+  text: string;
+}
 
 async function get(scraper: string, query: string, format = 'json', withKey = key): Promise<Answer> {
   const res = await fetch(dataUrl(server.base, scraper, format, { key: withKey, query }));
-  return { status: res.status, contentType: res.headers.get('content-type'), cacheControl: res.headers.get('cache-control'), text: await res.text() };
+  return {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    cacheControl: res.headers.get('cache-control'),
+    text: await res.text(),
+  };
 }
 
 async function rows(scraper: string, query: string): Promise<unknown[]> {
@@ -61,10 +71,12 @@ async function direct(sql: string, poolKey: string): Promise<unknown[]> {
 const everywhereDirect = (sql: string) => Promise.all(Array.from({ length: spread }, (_, i) => direct(sql, `inspector-${i}`)));
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? listFiles(full) : [full];
-  }).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const full = path.join(dir, e.name);
+      return e.isDirectory() ? listFiles(full) : [full];
+    })
+    .sort();
 }
 
 const scraperFolders = () => listFiles(path.join(server.dataDir, 'scrapers'));
@@ -86,11 +98,19 @@ before(async () => {
   ({ key } = await server.catalog.addUser('alice'));
   ({ key: bobKey } = await server.catalog.addUser('bob'));
   const sources = tempDir();
-  const one = makeDb(sources, 'one.sqlite', `create table data (title text, n integer);
+  const one = makeDb(
+    sources,
+    'one.sqlite',
+    `create table data (title text, n integer);
     with recursive c(n) as (select 1 union all select n + 1 from c where n < ${aliceRows})
-    insert into data select 'alice title ' || n, n from c;`);
-  const two = makeDb(sources, 'two.sqlite', `create table data (title text); insert into data values ('bob row');
-    create table secrets (secret text); insert into secrets values ('bob secret');`);
+    insert into data select 'alice title ' || n, n from c;`,
+  );
+  const two = makeDb(
+    sources,
+    'two.sqlite',
+    `create table data (title text); insert into data values ('bob row');
+    create table secrets (secret text); insert into secrets values ('bob secret');`,
+  );
   const secret = makeDb(sources, 'secret.sqlite', `create table data (title text); insert into data values ('private row');`);
   await server.catalog.addScraper('alice/one', one, { isPrivate: false, description: '' });
   await server.catalog.addScraper('bob/two', two, { isPrivate: false, description: '' });
@@ -176,8 +196,8 @@ const corpus: [string, RegExp][] = [
   ['select * from pragma_query_only(0)', pragmaRefused('pragma_query_only')],
 ];
 
-const withPaths = (sql: string) => sql.replaceAll('$BOB', files.bob).replaceAll('$NEW', attachTarget)
-  .replaceAll('$VAC', vacuumTarget).replaceAll('$REL', relativeTarget);
+const withPaths = (sql: string) =>
+  sql.replaceAll('$BOB', files.bob).replaceAll('$NEW', attachTarget).replaceAll('$VAC', vacuumTarget).replaceAll('$REL', relativeTarget);
 
 describe('hostile statements are refused and change nothing', () => {
   for (const [sql, message] of corpus) {
@@ -223,9 +243,15 @@ describe('hostile statements are refused and change nothing', () => {
   test('after the corpus queries that need memory still succeed on every query process', async () => {
     const concat = await everywhere('alice/one', 'select length(group_concat(title)) as len from data');
     const expected = Array.from({ length: aliceRows }, (_, i) => `alice title ${i + 1}`).join(',').length;
-    assert.deepEqual(concat, Array.from({ length: spread }, () => [{ len: expected }]));
+    assert.deepEqual(
+      concat,
+      Array.from({ length: spread }, () => [{ len: expected }]),
+    );
     const blob = await everywhere('alice/one', 'select length(randomblob(10000000)) as n');
-    assert.deepEqual(blob, Array.from({ length: spread }, () => [{ n: 10000000 }]));
+    assert.deepEqual(
+      blob,
+      Array.from({ length: spread }, () => [{ n: 10000000 }]),
+    );
   });
 });
 
@@ -237,10 +263,25 @@ describe('legitimate queries still work', () => {
     ['select n from data where n = 4;', [{ n: 4 }]],
     ['select n from data where n = 5; -- comment', [{ n: 5 }]],
     ["select 'pragma table_info' as p", [{ p: 'pragma table_info' }]],
-    ["select name, type from pragma_table_info('data') order by cid", [{ name: 'title', type: 'TEXT' }, { name: 'n', type: 'INTEGER' }]],
+    [
+      "select name, type from pragma_table_info('data') order by cid",
+      [
+        { name: 'title', type: 'TEXT' },
+        { name: 'n', type: 'INTEGER' },
+      ],
+    ],
     ['with top as (select n from data order by n desc limit 2) select n from top order by n', [{ n: aliceRows - 1 }, { n: aliceRows }]],
-    ['WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4) SELECT x FROM c', [{ x: 1 }, { x: 2 }, { x: 3 }, { x: 4 }]],
-    ['VALUES (1, 2), (3, 4)', [{ column1: 1, column2: 2 }, { column1: 3, column2: 4 }]],
+    [
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 4) SELECT x FROM c',
+      [{ x: 1 }, { x: 2 }, { x: 3 }, { x: 4 }],
+    ],
+    [
+      'VALUES (1, 2), (3, 4)',
+      [
+        { column1: 1, column2: 2 },
+        { column1: 3, column2: 4 },
+      ],
+    ],
     ['values (1)', [{ column1: 1 }]],
     ['SELECT COUNT(*) AS c FROM DATA', [{ c: aliceRows }]],
     ['SeLeCt count(*) As c FrOm data WhErE n <= 10', [{ c: 10 }]],
@@ -276,8 +317,14 @@ describe("a query cannot reach another scraper's data", () => {
   test("the connection of alice/one has only alice's file open, on every query process", async () => {
     for (const list of await everywhereDirect('select name, file from pragma_database_list')) {
       const dbs = list as { name: string; file: string }[];
-      assert.ok(dbs.every((d) => d.name === 'main' || d.name === 'temp'), JSON.stringify(dbs));
-      assert.deepEqual(dbs.find((d) => d.name === 'main'), { name: 'main', file: files.alice });
+      assert.ok(
+        dbs.every((d) => d.name === 'main' || d.name === 'temp'),
+        JSON.stringify(dbs),
+      );
+      assert.deepEqual(
+        dbs.find((d) => d.name === 'main'),
+        { name: 'main', file: files.alice },
+      );
       assert.ok(!dbs.some((d) => d.file === files.bob || d.file === files.secret), JSON.stringify(dbs));
     }
   });

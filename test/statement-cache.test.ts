@@ -55,7 +55,8 @@ test('a statement that does not only read is refused every time it is asked, not
 });
 
 test('a query that fails midway fails the same way when asked again, and the process goes on', async () => {
-  const failing = 'with recursive c(n) as (select 1 union all select n + 1 from c where n < 2000) ' +
+  const failing =
+    'with recursive c(n) as (select 1 union all select n + 1 from c where n < 2000) ' +
     'select case when n = 1500 then abs(-9223372036854775808) else n end as v from c';
   for (let i = 0; i < 2; i++) {
     const { status, text } = await get(failing);

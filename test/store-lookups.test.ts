@@ -19,8 +19,12 @@ after(async () => {
   await server.close();
   await cli.close();
 });
-const data = (rows: number) => makeDb(tempDir(), 'd.sqlite',
-  `create table t (x); with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows}) insert into t select i from n;`);
+const data = (rows: number) =>
+  makeDb(
+    tempDir(),
+    'd.sqlite',
+    `create table t (x); with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows}) insert into t select i from n;`,
+  );
 
 test('a key looked up again is the kept one, until a change: revoked from another connection, it is found revoked', async () => {
   const cliCatalog = new Catalog(cli, dir);
@@ -31,8 +35,20 @@ test('a key looked up again is the kept one, until a change: revoked from anothe
   assert.equal(await server.findKey(hash), first, 'the same object: kept in memory');
 
   // The server's own download writes change no key, and keep what is kept.
-  await server.recordDownloads([{ scraperId: scraper.id, accountId: first.account.id, keyId: first.id,
-    at: new Date().toISOString(), format: 'json', query: 'select 1', status: 200, rows: 1, bytes: 1, durationMs: 1 }]);
+  await server.recordDownloads([
+    {
+      scraperId: scraper.id,
+      accountId: first.account.id,
+      keyId: first.id,
+      at: new Date().toISOString(),
+      format: 'json',
+      query: 'select 1',
+      status: 200,
+      rows: 1,
+      bytes: 1,
+      durationMs: 1,
+    },
+  ]);
   assert.equal(await server.findKey(hash), first);
 
   assert.equal(await cli.revokeKey(hash), true);

@@ -33,12 +33,17 @@ export class LoginThrottle {
   private readonly addresses = new LruCache<string, Window>(keptCounters);
   private readonly signups = new LruCache<string, Window>(keptCounters);
 
-  constructor(private readonly limits: ThrottleLimits, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limits: ThrottleLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Seconds until a sign-in may be tried again for this account from this address; 0 when it may now. */
   waitSeconds(account: string, address: string): number {
-    return Math.max(this.wait(this.accounts, account.toLowerCase(), this.limits.perAccount),
-      this.wait(this.addresses, address, this.limits.perAddress));
+    return Math.max(
+      this.wait(this.accounts, account.toLowerCase(), this.limits.perAccount),
+      this.wait(this.addresses, address, this.limits.perAddress),
+    );
   }
 
   failed(account: string, address: string): void {

@@ -24,8 +24,11 @@ export function isAcceptablePassword(password: string): boolean {
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   // maxmem: Node refuses above 32 MiB by default, which is exactly what these parameters need.
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, keyBytes,
-    { ...options, maxmem: 128 * options.N! * options.r! + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, keyBytes, { ...options, maxmem: 128 * options.N! * options.r! + 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
 }
 
 /**

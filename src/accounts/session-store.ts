@@ -32,14 +32,22 @@ export class StoreSessions {
       callback();
       return;
     }
-    this.store.saveSession(sessionIdHash(sessionId), { accountId: session.accountId, expiresAt: new Date(expires).toISOString() })
+    this.store
+      .saveSession(sessionIdHash(sessionId), { accountId: session.accountId, expiresAt: new Date(expires).toISOString() })
       .then(() => callback(), callback);
   }
 
   get(sessionId: string, callback: Callback<SessionData | null>): void {
-    this.store.findSession(sessionIdHash(sessionId), new Date().toISOString()).then((found) => callback(null, found
-      ? { accountId: found.account.id, accountName: found.account.name, cookie: { expires: found.expiresAt } }
-      : null), callback);
+    this.store
+      .findSession(sessionIdHash(sessionId), new Date().toISOString())
+      .then(
+        (found) =>
+          callback(
+            null,
+            found ? { accountId: found.account.id, accountName: found.account.name, cookie: { expires: found.expiresAt } } : null,
+          ),
+        callback,
+      );
   }
 
   destroy(sessionId: string, callback: Callback): void {

@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 
 /** A mistake in how the command line was written: told in one line, with a pointer to `siphon help`. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -26,7 +29,13 @@ export interface ReadArgs {
  * it stops at the first flag of another command before the command is even known).
  */
 export function readArgs(argv: readonly string[], known: Readonly<Record<string, FlagSpec>>): ReadArgs {
-  const { tokens } = parseArgs({ args: [...argv], options: { ...known, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: { ...known, help: { type: 'boolean', short: 'h' } },
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const flags: ReadArgs['flags'] = {};
   const positionals: string[] = [];
   for (const token of tokens) {
@@ -45,7 +54,7 @@ export function readArgs(argv: readonly string[], known: Readonly<Record<string,
       throw new UsageError(`${token.rawName} needs a value; one starting with a dash is written ${token.rawName}=${token.value}`);
     }
     if (spec.multiple) {
-      flags[token.name] = [...(flags[token.name] as string[] | undefined) ?? [], token.value];
+      flags[token.name] = [...((flags[token.name] as string[] | undefined) ?? []), token.value];
     } else {
       if (token.name in flags) throw new UsageError(`${token.rawName} is given twice`);
       flags[token.name] = token.value;

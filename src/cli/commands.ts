@@ -17,16 +17,24 @@ export type FlagDoc = FlagSpec & { metavar?: string; doc: string };
 
 /** The flags of the commands that are not settings: how each is read and what it means. */
 export const commandFlags = {
-  label: { type: 'string', metavar: 'TEXT', doc: "what the key is for, shown by key list (at most 100 characters, one line)" },
+  label: { type: 'string', metavar: 'TEXT', doc: 'what the key is for, shown by key list (at most 100 characters, one line)' },
   'read-only': { type: 'boolean', doc: 'the key can query data but never publish it' },
-  origin: { type: 'string', multiple: true, metavar: 'ORIGIN', doc: 'only web pages of this origin (https://maps.example.org) may use the key, which is then read-only; repeatable' },
+  origin: {
+    type: 'string',
+    multiple: true,
+    metavar: 'ORIGIN',
+    doc: 'only web pages of this origin (https://maps.example.org) may use the key, which is then read-only; repeatable',
+  },
   db: { type: 'string', metavar: 'FILE', doc: 'the SQLite database file to copy in' },
   private: { type: 'boolean', doc: 'served to nobody and listed nowhere: a private scraper is answered as one that does not exist' },
   public: { type: 'boolean', doc: 'served to every key and listed on the pages' },
   description: { type: 'string', metavar: 'TEXT', doc: "the scraper's description, shown on its page and in its feeds" },
   before: { type: 'string', metavar: 'DATE', doc: 'a day, YYYY-MM-DD: the downloads recorded before it began (UTC) are deleted' },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
-  'print-config': { type: 'boolean', doc: "print every setting's value and where it came from (flag, env or default), then exit without serving" },
+  'print-config': {
+    type: 'boolean',
+    doc: "print every setting's value and where it came from (flag, env or default), then exit without serving",
+  },
 } satisfies Record<string, FlagDoc>;
 
 export type CommandFlag = keyof typeof commandFlags;
@@ -64,7 +72,9 @@ export interface Command {
   run(command: CommandRun): Promise<void>;
 }
 
-const write = (text: string) => { process.stdout.write(text); };
+const write = (text: string) => {
+  process.stdout.write(text);
+};
 
 /**
  * Opens the data folder's store (creating both if need be) and a catalog over it, runs `use`, and
@@ -95,17 +105,26 @@ const importSettings: CommandSetting[] = ['importTimeoutMs', 'queryMemoryMb'];
 /** Every command, in the order the list of commands shows them. */
 export const commands: readonly Command[] = [
   {
-    name: 'user add', args: ['NAME'], flags: ['label'], settings: [],
+    name: 'user add',
+    args: ['NAME'],
+    flags: ['label'],
+    settings: [],
     summary: 'create an account; prints its first API key',
-    about: 'Creates an account and prints its first API key, alone on one line. The key is labelled "first key" unless --label says otherwise.',
-    run: (run) => withCatalog(run, async (catalog) => {
-      write(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
-    }),
+    about:
+      'Creates an account and prints its first API key, alone on one line. The key is labelled "first key" unless --label says otherwise.',
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        write(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
+      }),
   },
   {
-    name: 'user passwd', args: ['NAME'], flags: [], settings: [],
+    name: 'user passwd',
+    args: ['NAME'],
+    flags: [],
+    settings: [],
     summary: "set account NAME's password for the web (read from stdin)",
-    about: "Sets the password account NAME signs in with on the web, and logs out its sessions. The password is typed twice at a prompt that does not show it, or, when stdin is not a terminal, is the first line piped in (`printf '%s\\n' \"$PW\" | siphon user passwd NAME`); never an argument, which every user of the machine could read in ps. 10 to 200 characters.",
+    about:
+      'Sets the password account NAME signs in with on the web, and logs out its sessions. The password is typed twice at a prompt that does not show it, or, when stdin is not a terminal, is the first line piped in (`printf \'%s\\n\' "$PW" | siphon user passwd NAME`); never an argument, which every user of the machine could read in ps. 10 to 200 characters.',
     run: async (run) => {
       const password = await readNewPassword();
       if (password === undefined) throw new CommandFailed('the two passwords typed differ; nothing was changed');
@@ -116,59 +135,94 @@ export const commands: readonly Command[] = [
     },
   },
   {
-    name: 'user list', args: [], flags: [], settings: [],
+    name: 'user list',
+    args: [],
+    flags: [],
+    settings: [],
     summary: 'every account: created, keys, scrapers',
-    about: 'Lists every account, by name: when it was created (UTC), its keys that work, its revoked keys and its scrapers (private ones included).',
+    about:
+      'Lists every account, by name: when it was created (UTC), its keys that work, its revoked keys and its scrapers (private ones included).',
     run: (run) => withCatalog(run, async (catalog) => write(formatUserList(await catalog.listUsers()))),
   },
   {
-    name: 'key create', args: ['NAME'], flags: ['read-only', 'origin', 'label'], settings: [],
+    name: 'key create',
+    args: ['NAME'],
+    flags: ['read-only', 'origin', 'label'],
+    settings: [],
     summary: 'print a further key for account NAME',
     about: 'Prints a further API key for account NAME, alone on one line. Only its hash is kept: it cannot be shown again.',
-    run: (run) => withCatalog(run, async (catalog) => {
-      const key = await catalog.createKey(run.args[0]!, {
-        readOnly: run.flags['read-only'] === true, origins: run.flags.origin as string[] | undefined, label: text(run.flags.label),
-      });
-      write(`${key}\n`);
-    }),
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        const key = await catalog.createKey(run.args[0]!, {
+          readOnly: run.flags['read-only'] === true,
+          origins: run.flags.origin as string[] | undefined,
+          label: text(run.flags.label),
+        });
+        write(`${key}\n`);
+      }),
   },
   {
-    name: 'key list', args: ['NAME'], flags: [], settings: [],
+    name: 'key list',
+    args: ['NAME'],
+    flags: [],
+    settings: [],
     summary: "the account's keys (never the keys themselves)",
-    about: "Lists the account's keys, oldest first: prefix, label, read-only, origins, created, last used, revoked. Never a key or its hash.",
+    about:
+      "Lists the account's keys, oldest first: prefix, label, read-only, origins, created, last used, revoked. Never a key or its hash.",
     run: (run) => withCatalog(run, async (catalog) => write(formatKeyList(await catalog.listKeys(run.args[0]!)))),
   },
   {
-    name: 'key revoke', args: ['KEY'], flags: [], settings: [],
+    name: 'key revoke',
+    args: ['KEY'],
+    flags: [],
+    settings: [],
     summary: 'revoke a key at once',
     about: 'Revokes the key at once: a running server refuses it from its next request.',
-    run: (run) => withCatalog(run, async (catalog) => {
-      if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
-      write('revoked\n');
-    }),
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
+        write('revoked\n');
+      }),
   },
   {
-    name: 'scraper add', args: ['OWNER/NAME'], flags: ['db', 'private', 'description'], required: ['db'], settings: importSettings,
+    name: 'scraper add',
+    args: ['OWNER/NAME'],
+    flags: ['db', 'private', 'description'],
+    required: ['db'],
+    settings: importSettings,
     summary: 'register a scraper with a copy of an SQLite file',
-    about: 'Registers a scraper with a copy of an SQLite file as its data, imported as a publish is: in a process of its own, under the import limits, checked with PRAGMA quick_check.',
-    run: (run) => withCatalog(run, async (catalog) => {
-      const s = await catalog.addScraper(run.args[0]!, path.resolve(text(run.flags.db)!), {
-        isPrivate: run.flags.private === true, description: text(run.flags.description) ?? '',
-      });
-      write(`added ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${s.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || 'no tables'}\n`);
-    }),
+    about:
+      'Registers a scraper with a copy of an SQLite file as its data, imported as a publish is: in a process of its own, under the import limits, checked with PRAGMA quick_check.',
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        const s = await catalog.addScraper(run.args[0]!, path.resolve(text(run.flags.db)!), {
+          isPrivate: run.flags.private === true,
+          description: text(run.flags.description) ?? '',
+        });
+        write(
+          `added ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${s.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || 'no tables'}\n`,
+        );
+      }),
   },
   {
-    name: 'scraper publish', args: ['OWNER/NAME'], flags: ['db'], required: ['db'], settings: importSettings,
+    name: 'scraper publish',
+    args: ['OWNER/NAME'],
+    flags: ['db'],
+    required: ['db'],
+    settings: importSettings,
     summary: "replace a scraper's data atomically",
     about: "Replaces a scraper's data in one step: requests already running finish on the old data, later ones read the new.",
-    run: (run) => withCatalog(run, async (catalog) => {
-      const s = await catalog.publish(run.args[0]!, path.resolve(text(run.flags.db)!));
-      write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
-    }),
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        const s = await catalog.publish(run.args[0]!, path.resolve(text(run.flags.db)!));
+        write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
+      }),
   },
   {
-    name: 'scraper set', args: ['OWNER/NAME'], flags: ['description', 'private', 'public'], settings: [],
+    name: 'scraper set',
+    args: ['OWNER/NAME'],
+    flags: ['description', 'private', 'public'],
+    settings: [],
     summary: "change a scraper's description or visibility",
     about: "Changes a scraper's description, or makes it private or public; a running server answers accordingly from its next request.",
     run: async (run) => {
@@ -185,26 +239,40 @@ export const commands: readonly Command[] = [
     },
   },
   {
-    name: 'scraper remove', args: ['OWNER/NAME'], flags: [], settings: [],
+    name: 'scraper remove',
+    args: ['OWNER/NAME'],
+    flags: [],
+    settings: [],
     summary: 'remove a scraper; its downloads stay counted',
-    about: 'Removes a scraper: a running server answers 404 for it from its next request, and its name is free again. ' +
+    about:
+      'Removes a scraper: a running server answers 404 for it from its next request, and its name is free again. ' +
       'A request already reading it finishes. Its data files are deleted 10 minutes later by a running server (kept meanwhile for requests that looked it up just before). ' +
       'Its downloads stay recorded and counted in the totals of the accounts that made them.',
-    run: (run) => withCatalog(run, async (catalog) => {
-      const s = await catalog.removeScraper(run.args[0]!);
-      write(`removed ${s.owner.name}/${s.name}\n`);
-    }),
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        const s = await catalog.removeScraper(run.args[0]!);
+        write(`removed ${s.owner.name}/${s.name}\n`);
+      }),
   },
   {
-    name: 'scraper list', args: ['[OWNER]'], flags: [], settings: [],
+    name: 'scraper list',
+    args: ['[OWNER]'],
+    flags: [],
+    settings: [],
     summary: "every scraper, or OWNER's: visibility, version, size, updated, downloads, tables",
-    about: 'Lists every scraper (or those of OWNER), private ones marked, by owner and name: data version, size, when its data last changed (UTC), downloads and tables.',
+    about:
+      'Lists every scraper (or those of OWNER), private ones marked, by owner and name: data version, size, when its data last changed (UTC), downloads and tables.',
     run: (run) => withCatalog(run, async (catalog) => write(formatScraperList(await catalog.listScrapers(run.args[0])))),
   },
   {
-    name: 'downloads prune', args: [], flags: ['before'], required: ['before'], settings: [],
+    name: 'downloads prune',
+    args: [],
+    flags: ['before'],
+    required: ['before'],
+    settings: [],
     summary: 'delete the downloads recorded before a day; counts stay',
-    about: 'Deletes the download records older than --before. The counts that pages and scraper information show are kept apart, so they do not change. ' +
+    about:
+      'Deletes the download records older than --before. The counts that pages and scraper information show are kept apart, so they do not change. ' +
       'It runs in slices, so a running server keeps recording downloads meanwhile. The file does not shrink: SQLite reuses the space.',
     run: async (run) => {
       const day = text(run.flags.before)!;
@@ -214,9 +282,13 @@ export const commands: readonly Command[] = [
     },
   },
   {
-    name: 'serve', args: [], flags: ['demo', 'print-config'], settings: allSettings.map((s) => s.key).filter((k): k is CommandSetting => !(storeSettings as readonly string[]).includes(k)),
+    name: 'serve',
+    args: [],
+    flags: ['demo', 'print-config'],
+    settings: allSettings.map((s) => s.key).filter((k): k is CommandSetting => !(storeSettings as readonly string[]).includes(k)),
     summary: 'run the HTTP service (SIGTERM stops it gracefully)',
-    about: 'Runs the HTTP service. SIGTERM or SIGINT stops it gracefully: it finishes the requests in flight, records their downloads, then exits 0. ' +
+    about:
+      'Runs the HTTP service. SIGTERM or SIGINT stops it gracefully: it finishes the requests in flight, records their downloads, then exits 0. ' +
       'Each setting is a flag, else its environment variable, else its default.',
     run: async (run) => {
       if (run.flags['print-config']) {

@@ -7,7 +7,16 @@ const toSecond = (iso: string) => iso.replace(/\.\d+Z$/, 'Z');
 function columns(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [header, ...rows];
   const widths = header.map((_, column) => Math.max(...all.map((row) => row[column]!.length)));
-  return all.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    all
+      .map((row) =>
+        row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /**
@@ -15,23 +24,27 @@ function columns(header: readonly string[], rows: readonly (readonly string[])[]
  * key or its hash (a KeyListing holds neither).
  */
 export function formatKeyList(keys: readonly KeyListing[]): string {
-  return columns(['PREFIX', 'LABEL', 'READ-ONLY', 'ORIGINS', 'CREATED', 'LAST USED', 'REVOKED'], keys.map((k) => [
-    // Keys made before prefixes were kept: the prefix cannot be recovered from the hash.
-    k.prefix === null ? '(unknown)' : `${k.prefix}…`,
-    k.label === '' ? '-' : k.label,
-    k.readOnly ? 'yes' : 'no',
-    k.origins === null ? 'any' : k.origins.join(', '),
-    toSecond(k.createdAt),
-    k.lastUsedAt === null ? 'never' : toSecond(k.lastUsedAt),
-    k.revokedAt === null ? 'no' : toSecond(k.revokedAt),
-  ]));
+  return columns(
+    ['PREFIX', 'LABEL', 'READ-ONLY', 'ORIGINS', 'CREATED', 'LAST USED', 'REVOKED'],
+    keys.map((k) => [
+      // Keys made before prefixes were kept: the prefix cannot be recovered from the hash.
+      k.prefix === null ? '(unknown)' : `${k.prefix}…`,
+      k.label === '' ? '-' : k.label,
+      k.readOnly ? 'yes' : 'no',
+      k.origins === null ? 'any' : k.origins.join(', '),
+      toSecond(k.createdAt),
+      k.lastUsedAt === null ? 'never' : toSecond(k.lastUsedAt),
+      k.revokedAt === null ? 'no' : toSecond(k.revokedAt),
+    ]),
+  );
 }
 
 /** What `user list` prints: one line per account, by name. */
 export function formatUserList(accounts: readonly AccountListing[]): string {
-  return columns(['NAME', 'CREATED', 'KEYS', 'REVOKED KEYS', 'SCRAPERS'], accounts.map((a) => [
-    a.name, toSecond(a.createdAt), String(a.keys), String(a.revokedKeys), String(a.scrapers),
-  ]));
+  return columns(
+    ['NAME', 'CREATED', 'KEYS', 'REVOKED KEYS', 'SCRAPERS'],
+    accounts.map((a) => [a.name, toSecond(a.createdAt), String(a.keys), String(a.revokedKeys), String(a.scrapers)]),
+  );
 }
 
 /** A size in bytes as people read it: `900 B`, `12.5 KB`, `1.0 GB` (units of 1,024, as the limits' MB are). */
@@ -48,13 +61,16 @@ function size(bytes: number): string {
 
 /** What `scraper list` prints: one line per scraper, private ones marked, its tables last (the widest). */
 export function formatScraperList(listings: readonly ScraperListing[]): string {
-  return columns(['SCRAPER', 'VISIBILITY', 'VERSION', 'SIZE', 'UPDATED', 'DOWNLOADS', 'TABLES'], listings.map(({ scraper, downloads }) => [
-    `${scraper.owner.name}/${scraper.name}`,
-    scraper.isPrivate ? 'private' : 'public',
-    String(scraper.data.version),
-    size(scraper.data.sizeBytes),
-    toSecond(scraper.data.updatedAt),
-    String(downloads),
-    scraper.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || '-',
-  ]));
+  return columns(
+    ['SCRAPER', 'VISIBILITY', 'VERSION', 'SIZE', 'UPDATED', 'DOWNLOADS', 'TABLES'],
+    listings.map(({ scraper, downloads }) => [
+      `${scraper.owner.name}/${scraper.name}`,
+      scraper.isPrivate ? 'private' : 'public',
+      String(scraper.data.version),
+      size(scraper.data.sizeBytes),
+      toSecond(scraper.data.updatedAt),
+      String(downloads),
+      scraper.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || '-',
+    ]),
+  );
 }

@@ -58,17 +58,24 @@ async function run(argv: string[]): Promise<void> {
   const args = positionals.slice(command.name.split(' ').length);
   const optional = command.args.filter((a) => a.startsWith('[')).length;
   if (args.length > command.args.length || args.length < command.args.length - optional) {
-    const takesWhat = command.args.length === 0 ? 'no arguments' : command.args.length === 1 ? 'one argument' : `${command.args.length} arguments`;
-    throw new UsageError(`${command.name} takes ${optional > 0 ? 'at most ' : ''}${takesWhat}${command.args.length > 0 ? ` (${command.args.join(' ')})` : ''}`, command.name);
+    const takesWhat =
+      command.args.length === 0 ? 'no arguments' : command.args.length === 1 ? 'one argument' : `${command.args.length} arguments`;
+    throw new UsageError(
+      `${command.name} takes ${optional > 0 ? 'at most ' : ''}${takesWhat}${command.args.length > 0 ? ` (${command.args.join(' ')})` : ''}`,
+      command.name,
+    );
   }
   for (const flag of command.required ?? []) {
-    if (flags[flag] === undefined) throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
+    if (flags[flag] === undefined)
+      throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
   }
   const settingTexts = Object.fromEntries(Object.entries(flags).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
   const resolved = resolveSettings([...storeSettings, ...command.settings], settingTexts, process.env);
   await command.run({
-    args, flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,
-    config: configWith(resolved.values), resolved,
+    args,
+    flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,
+    config: configWith(resolved.values),
+    resolved,
   });
 }
 
@@ -77,8 +84,14 @@ function oneLine(err: unknown): string | undefined {
   if (err instanceof UsageError) {
     return `${err.message}\nRun 'siphon help${err.command ? ` ${err.command}` : ''}' for usage.`;
   }
-  if (err instanceof SettingInvalid || err instanceof CommandFailed || err instanceof SiphonError || err instanceof PoolStartError ||
-    err instanceof SqliteBuildError) return err.message;
+  if (
+    err instanceof SettingInvalid ||
+    err instanceof CommandFailed ||
+    err instanceof SiphonError ||
+    err instanceof PoolStartError ||
+    err instanceof SqliteBuildError
+  )
+    return err.message;
   // siphon.db busy, read-only, damaged or on a full disk.
   if (err instanceof Database.SqliteError) return `SQLite: ${err.code}: ${err.message}`;
   // PostgreSQL refused a connection or a statement: its own message says why (never the URL, which may hold a password).

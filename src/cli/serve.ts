@@ -16,19 +16,30 @@ export async function serve(config: Config, store: Store, opts: { demo: boolean 
   const service = await startService(config, store);
   const { base, log } = service;
   const startup = config.logLevel === 'silent' ? log.logger : log.logger.child({}, { level: 'info' });
-  startup.info({
-    url: base, dataDir: config.dataDir, home: `${base}/`, docs: `${base}/docs`,
-    api: `${base}/{owner}/{scraper}/data.{format}?key={key}&query={sql}`, metrics: service.metricsUrl,
-  }, `Siphon is serving ${config.dataDir} at ${base}`);
+  startup.info(
+    {
+      url: base,
+      dataDir: config.dataDir,
+      home: `${base}/`,
+      docs: `${base}/docs`,
+      api: `${base}/{owner}/{scraper}/data.{format}?key={key}&query={sql}`,
+      metrics: service.metricsUrl,
+    },
+    `Siphon is serving ${config.dataDir} at ${base}`,
+  );
   if (demo) {
     if (demo.replacedWritable) {
       startup.warn('The demo key kept by an earlier version could publish data: it is revoked, and replaced by the read-only key below.');
     }
     // The one key ever logged, on purpose: it can only read the demo's public data, and it is how a newcomer tries the API.
-    startup.info({
-      page: `${base}/${demoScraper}`, demoKey: demo.key,
-      curl: `curl '${base}/${demoScraper}/data.json?key=${demo.key}&query=select+title%2C+date+from+%22data%22+limit+3'`,
-    }, 'Demo scraper and its read-only key, for trying Siphon locally');
+    startup.info(
+      {
+        page: `${base}/${demoScraper}`,
+        demoKey: demo.key,
+        curl: `curl '${base}/${demoScraper}/data.json?key=${demo.key}&query=select+title%2C+date+from+%22data%22+limit+3'`,
+      },
+      'Demo scraper and its read-only key, for trying Siphon locally',
+    );
   }
 
   await new Promise<void>((resolve, reject) => {

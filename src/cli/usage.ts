@@ -18,18 +18,24 @@ function wrap(text: string, width = 100): string {
 function indent(rows: readonly [string, string][]): string {
   const width = Math.max(...rows.map(([left]) => left.length));
   const hang = `\n${' '.repeat(width + 4)}`;
-  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${wrap(right, Math.max(40, 100 - width - 4)).replaceAll('\n', hang)}\n`).join('');
+  return rows
+    .map(([left, right]) => `  ${left.padEnd(width)}  ${wrap(right, Math.max(40, 100 - width - 4)).replaceAll('\n', hang)}\n`)
+    .join('');
 }
 
 /** `siphon help`: every command in one line each. */
 export function overview(): string {
-  return 'Usage: siphon [--data-dir DIR] <command> [arguments] [options]\n\nCommands:\n' +
-    indent([...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
-      ['help [COMMAND]', "this list, or a command's usage and options"]]) +
+  return (
+    'Usage: siphon [--data-dir DIR] <command> [arguments] [options]\n\nCommands:\n' +
+    indent([
+      ...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
+      ['help [COMMAND]', "this list, or a command's usage and options"],
+    ]) +
     `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data), --database-url URL (else\n` +
     `$${envName(settings.databaseUrl)}, else siphon.db in the data folder) and --help.\n` +
     "Run 'siphon help COMMAND' (or 'siphon COMMAND --help') for a command's options; 'siphon help serve' lists\n" +
-    "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n";
+    "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n"
+  );
 }
 
 const flagWords = (name: string, metavar?: string) => `--${name}${metavar ? ` ${metavar}` : ''}`;
@@ -48,8 +54,13 @@ export function commandHelp(command: Command): string {
     return command.required?.includes(name) ? words : `[${words}]`;
   });
   const commandSettings = command.settings.map((key) => settings[key] as Setting);
-  const usage = ['Usage: siphon', command.name, ...command.args, ...own,
-    ...(commandSettings.length > 8 ? ['[SETTINGS]'] : commandSettings.map((s) => `[${flagWords(s.flag, s.metavar)}]`))].join(' ');
+  const usage = [
+    'Usage: siphon',
+    command.name,
+    ...command.args,
+    ...own,
+    ...(commandSettings.length > 8 ? ['[SETTINGS]'] : commandSettings.map((s) => `[${flagWords(s.flag, s.metavar)}]`)),
+  ].join(' ');
   const options = indent([
     ...command.flags.map((name): [string, string] => [flagWords(name, flagDoc(name).metavar), flagDoc(name).doc]),
     ...commandSettings.map(settingRow),

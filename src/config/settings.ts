@@ -38,18 +38,31 @@ type NumberKey = { [K in keyof Config]-?: Config[K] extends number ? K : never }
  * A number given in `unit` and kept as `factor` times it. `zeroOff`: 0 is allowed and turns the limit
  * off. A count is whole; seconds and megabytes may be fractions, but not so small that they round to 0.
  */
-function numberSetting<K extends NumberKey>(key: K, flag: string, unit: 'seconds' | 'count' | 'megabytes', doc: string,
-  opts: { factor?: number; max?: number; zeroOff?: true; defaultDoc?: string } = {}): Setting<K> {
+function numberSetting<K extends NumberKey>(
+  key: K,
+  flag: string,
+  unit: 'seconds' | 'count' | 'megabytes',
+  doc: string,
+  opts: { factor?: number; max?: number; zeroOff?: true; defaultDoc?: string } = {},
+): Setting<K> {
   const factor = opts.factor ?? 1;
   const max = opts.max ?? (unit === 'seconds' ? maxTimerSeconds : Number.MAX_SAFE_INTEGER);
   const what = unit === 'count' ? `a whole number${opts.zeroOff ? ' (0 turns it off)' : ' above 0'}` : `a positive number of ${unit}`;
   return {
-    key, flag, doc, unit, defaultDoc: opts.defaultDoc,
+    key,
+    flag,
+    doc,
+    unit,
+    defaultDoc: opts.defaultDoc,
     metavar: unit === 'count' ? 'N' : unit === 'seconds' ? 'SECONDS' : 'MB',
     parse(text) {
       const n = Number(text);
       const kept = Math.round(n * factor);
-      const ok = text.trim() !== '' && Number.isFinite(n) && n <= max && (unit !== 'count' || Number.isInteger(n)) &&
+      const ok =
+        text.trim() !== '' &&
+        Number.isFinite(n) &&
+        n <= max &&
+        (unit !== 'count' || Number.isInteger(n)) &&
         (kept >= 1 || (opts.zeroOff === true && n === 0));
       if (!ok) throw new Refused(`${what}${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}`);
       return kept as Config[K];
@@ -58,10 +71,21 @@ function numberSetting<K extends NumberKey>(key: K, flag: string, unit: 'seconds
   };
 }
 
-function textSetting<K extends 'host' | 'logLevel' | 'signup'>(key: K, flag: string, metavar: string, unit: string, doc: string,
-  check: (text: string) => boolean, what: string): Setting<K> {
+function textSetting<K extends 'host' | 'logLevel' | 'signup'>(
+  key: K,
+  flag: string,
+  metavar: string,
+  unit: string,
+  doc: string,
+  check: (text: string) => boolean,
+  what: string,
+): Setting<K> {
   return {
-    key, flag, metavar, unit, doc,
+    key,
+    flag,
+    metavar,
+    unit,
+    doc,
     parse(text) {
       if (!check(text)) throw new Refused(what);
       return text as Config[K];
@@ -122,7 +146,11 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 /** Every setting, in the order usage, `--print-config` and docs/cli.md list them. tsc checks each Config field has one. */
 export const settings: { [K in keyof Config]-?: Setting<K> } = {
   dataDir: {
-    key: 'dataDir', flag: 'data-dir', metavar: 'DIR', unit: 'folder', defaultDoc: './data',
+    key: 'dataDir',
+    flag: 'data-dir',
+    metavar: 'DIR',
+    unit: 'folder',
+    defaultDoc: './data',
     doc: 'the data folder: accounts, keys, scrapers and their data (every command takes it)',
     parse(text) {
       if (text === '') throw new Refused('a folder');
@@ -131,7 +159,12 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     show: (value) => value,
   },
   databaseUrl: {
-    key: 'databaseUrl', flag: 'database-url', metavar: 'URL', unit: 'URL', defaultDoc: 'none: siphon.db in the data folder', secret: true,
+    key: 'databaseUrl',
+    flag: 'database-url',
+    metavar: 'URL',
+    unit: 'URL',
+    defaultDoc: 'none: siphon.db in the data folder',
+    secret: true,
     doc: 'a PostgreSQL database (postgres://user:password@host:5432/db) for accounts, keys, scrapers, downloads and rate limits, shared by several nodes (every command takes it)',
     parse(text) {
       if (!/^postgres(ql)?:\/\/[^\s]+$/.test(text)) throw new Refused('a postgres:// or postgresql:// URL with no spaces');
@@ -141,15 +174,30 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     show: (value) => (value === undefined ? 'none' : showDatabaseUrl(value)),
   },
   port: {
-    key: 'port', flag: 'port', metavar: 'N', unit: 'port', fallbackEnv: ['PORT'],
+    key: 'port',
+    flag: 'port',
+    metavar: 'N',
+    unit: 'port',
+    fallbackEnv: ['PORT'],
     doc: 'the port to listen on (0 picks a free one, which the banner tells)',
     parse: parsePort,
     show: String,
   },
-  host: textSetting('host', 'host', 'ADDR', 'address', 'the address to listen on (0.0.0.0 or :: for every interface)',
-    (text) => isIP(text) !== 0 || /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(text), 'an IP address or a host name'),
+  host: textSetting(
+    'host',
+    'host',
+    'ADDR',
+    'address',
+    'the address to listen on (0.0.0.0 or :: for every interface)',
+    (text) => isIP(text) !== 0 || /^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(text),
+    'an IP address or a host name',
+  ),
   publicUrl: {
-    key: 'publicUrl', flag: 'public-url', metavar: 'URL', unit: 'URL', defaultDoc: "none: each request's protocol and Host",
+    key: 'publicUrl',
+    flag: 'public-url',
+    metavar: 'URL',
+    unit: 'URL',
+    defaultDoc: "none: each request's protocol and Host",
     doc: 'where clients reach the service, the base of the absolute URLs in Atom feeds (http or https, a path allowed, no query)',
     parse(text) {
       const url = publicBaseUrl(text);
@@ -159,7 +207,10 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     show: (value) => value ?? 'none',
   },
   trustProxy: {
-    key: 'trustProxy', flag: 'trust-proxy', metavar: 'PROXIES', unit: 'addresses',
+    key: 'trustProxy',
+    flag: 'trust-proxy',
+    metavar: 'PROXIES',
+    unit: 'addresses',
     doc: 'the proxies whose X-Forwarded-For gives the client address: addresses, CIDR ranges, loopback, linklocal, uniquelocal (comma-separated), true for any, false for none',
     parse(text) {
       if (text === 'true' || text === 'false') return text === 'true';
@@ -171,10 +222,20 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     },
     show: String,
   },
-  logLevel: textSetting('logLevel', 'log-level', 'LEVEL', 'level', `the least severe log lines written (${logLevels.join(', ')})`,
-    (text) => logLevels.includes(text), `one of ${logLevels.join(', ')}`),
+  logLevel: textSetting(
+    'logLevel',
+    'log-level',
+    'LEVEL',
+    'level',
+    `the least severe log lines written (${logLevels.join(', ')})`,
+    (text) => logLevels.includes(text),
+    `one of ${logLevels.join(', ')}`,
+  ),
   logFormat: {
-    key: 'logFormat', flag: 'log-format', metavar: 'FORMAT', unit: 'json or pretty',
+    key: 'logFormat',
+    flag: 'log-format',
+    metavar: 'FORMAT',
+    unit: 'json or pretty',
     doc: 'json: one JSON object a line; pretty: the same records as readable lines',
     parse(text) {
       if (text !== 'json' && text !== 'pretty') throw new Refused('json or pretty');
@@ -183,13 +244,22 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     show: String,
   },
   metricsPort: {
-    key: 'metricsPort', flag: 'metrics-port', metavar: 'N', unit: 'port', defaultDoc: 'none',
+    key: 'metricsPort',
+    flag: 'metrics-port',
+    metavar: 'N',
+    unit: 'port',
+    defaultDoc: 'none',
     doc: 'serve /metrics on this port of --host, a listener of its own (0 picks a free one, which the banner tells)',
     parse: parsePort,
     show: (value) => (value === undefined ? 'none' : String(value)),
   },
   metricsToken: {
-    key: 'metricsToken', flag: 'metrics-token', metavar: 'TOKEN', unit: 'secret', defaultDoc: 'none', secret: true,
+    key: 'metricsToken',
+    flag: 'metrics-token',
+    metavar: 'TOKEN',
+    unit: 'secret',
+    defaultDoc: 'none',
+    secret: true,
     doc: '/metrics asks for Authorization: Bearer TOKEN; without --metrics-port, /metrics is then on the public port',
     parse(text) {
       if (!/^[\x21-\x7e]{16,200}$/.test(text)) throw new Refused('16 to 200 visible ASCII characters, no spaces');
@@ -197,39 +267,100 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     },
     show: (value) => (value === undefined ? 'none' : '[hidden]'),
   },
-  queryTimeoutMs: numberSetting('queryTimeoutMs', 'query-timeout', 'seconds', 'time one query may hold its query process', { factor: 1000 }),
-  maxResponseMs: numberSetting('maxResponseMs', 'max-response-seconds', 'seconds', 'lifetime of one response from its first byte', { factor: 1000 }),
-  clientIdleTimeoutMs: numberSetting('clientIdleTimeoutMs', 'client-idle-timeout', 'seconds',
-    'a client sending or taking no bytes for this long is dropped (408 while its request arrives)', { factor: 1000 }),
-  queueTimeoutMs: numberSetting('queueTimeoutMs', 'queue-timeout', 'seconds', 'time a query may wait for a query process (503 after)',
+  queryTimeoutMs: numberSetting('queryTimeoutMs', 'query-timeout', 'seconds', 'time one query may hold its query process', {
+    factor: 1000,
+  }),
+  maxResponseMs: numberSetting('maxResponseMs', 'max-response-seconds', 'seconds', 'lifetime of one response from its first byte', {
+    factor: 1000,
+  }),
+  clientIdleTimeoutMs: numberSetting(
+    'clientIdleTimeoutMs',
+    'client-idle-timeout',
+    'seconds',
+    'a client sending or taking no bytes for this long is dropped (408 while its request arrives)',
+    { factor: 1000 },
+  ),
+  queueTimeoutMs: numberSetting(
+    'queueTimeoutMs',
+    'queue-timeout',
+    'seconds',
+    'time a query may wait for a query process (503 after)',
     // Old data versions are kept for requests that waited this long (src/scrapers/versions.ts).
-    { factor: 1000, max: maxQueueTimeoutMs / 1000 }),
-  importTimeoutMs: numberSetting('importTimeoutMs', 'import-timeout', 'seconds', 'time to import (copy and check) a published database', { factor: 1000 }),
-  queryProcesses: numberSetting('queryProcesses', 'query-processes', 'count', 'query processes, each running one query at a time',
-    { defaultDoc: '2 × cores + 2' }),
-  longQueries: numberSetting('longQueries', 'long-queries', 'count', 'queries working over 1 s that may run at once', { defaultDoc: '2 × cores' }),
+    { factor: 1000, max: maxQueueTimeoutMs / 1000 },
+  ),
+  importTimeoutMs: numberSetting('importTimeoutMs', 'import-timeout', 'seconds', 'time to import (copy and check) a published database', {
+    factor: 1000,
+  }),
+  queryProcesses: numberSetting('queryProcesses', 'query-processes', 'count', 'query processes, each running one query at a time', {
+    defaultDoc: '2 × cores + 2',
+  }),
+  longQueries: numberSetting('longQueries', 'long-queries', 'count', 'queries working over 1 s that may run at once', {
+    defaultDoc: '2 × cores',
+  }),
   keyConcurrency: numberSetting('keyConcurrency', 'key-concurrency', 'count', 'queries of one key running at once'),
   keyQueue: numberSetting('keyQueue', 'key-queue', 'count', 'queries of one key waiting (429 beyond)'),
   queueLimit: numberSetting('queueLimit', 'queue-limit', 'count', 'queries waiting, all keys together (503 beyond)'),
-  rateLimitPerMinute: numberSetting('rateLimitPerMinute', 'rate-limit', 'count', 'data requests per key per minute (429 beyond; 0: no limit)', { zeroOff: true }),
-  maxPendingDownloads: numberSetting('maxPendingDownloads', 'max-pending-downloads', 'count', 'downloads waiting to be written (503 beyond)'),
-  maxQueryChars: numberSetting('maxQueryChars', 'max-query-chars', 'count', 'length of the SQL text; URLs and POST bodies are bounded to fit it',
+  rateLimitPerMinute: numberSetting(
+    'rateLimitPerMinute',
+    'rate-limit',
+    'count',
+    'data requests per key per minute (429 beyond; 0: no limit)',
+    { zeroOff: true },
+  ),
+  maxPendingDownloads: numberSetting(
+    'maxPendingDownloads',
+    'max-pending-downloads',
+    'count',
+    'downloads waiting to be written (503 beyond)',
+  ),
+  maxQueryChars: numberSetting(
+    'maxQueryChars',
+    'max-query-chars',
+    'count',
+    'length of the SQL text; URLs and POST bodies are bounded to fit it',
     // The URL bound is 9 bytes a character, held per connection by Node's parser: 1,000,000 is 9 MB.
-    { max: 1_000_000 }),
-  maxPublishBytes: numberSetting('maxPublishBytes', 'max-publish-mb', 'megabytes', 'size of a published database (PUT and the web upload)', { factor: 2 ** 20 }),
+    { max: 1_000_000 },
+  ),
+  maxPublishBytes: numberSetting(
+    'maxPublishBytes',
+    'max-publish-mb',
+    'megabytes',
+    'size of a published database (PUT and the web upload)',
+    { factor: 2 ** 20 },
+  ),
   queryMemoryMb: numberSetting('queryMemoryMb', 'query-memory-mb', 'megabytes', 'address space of each query process and of an import'),
   queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', 'largest temporary file a query process may write'),
   spoolResponseMb: numberSetting('spoolResponseMb', 'spool-response-mb', 'megabytes', 'output a client has not read yet, per response'),
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
-  signup: textSetting('signup', 'signup', 'MODE', 'word', 'open: visitors may create accounts at /signup; closed: accounts and keys come from the operator',
-    (text) => text === 'open' || text === 'closed', 'open or closed'),
-  sessionLifetimeMs: numberSetting('sessionLifetimeMs', 'session-lifetime', 'seconds', 'a web session ends this long after signing in', { factor: 1000 }),
+  signup: textSetting(
+    'signup',
+    'signup',
+    'MODE',
+    'word',
+    'open: visitors may create accounts at /signup; closed: accounts and keys come from the operator',
+    (text) => text === 'open' || text === 'closed',
+    'open or closed',
+  ),
+  sessionLifetimeMs: numberSetting('sessionLifetimeMs', 'session-lifetime', 'seconds', 'a web session ends this long after signing in', {
+    factor: 1000,
+  }),
   loginFailures: numberSetting('loginFailures', 'login-failures', 'count', 'wrong passwords for one account per login window (429 beyond)'),
-  loginFailuresPerAddress: numberSetting('loginFailuresPerAddress', 'login-failures-per-address', 'count',
-    'wrong passwords from one address per login window, any account (429 beyond)'),
-  loginWindowMs: numberSetting('loginWindowMs', 'login-window', 'seconds', 'the window in which wrong passwords and sign-ups are counted', { factor: 1000 }),
-  signupsPerAddress: numberSetting('signupsPerAddress', 'signups-per-address', 'count',
-    'sign-ups from one address per login window (429 beyond; 0: no limit)', { zeroOff: true }),
+  loginFailuresPerAddress: numberSetting(
+    'loginFailuresPerAddress',
+    'login-failures-per-address',
+    'count',
+    'wrong passwords from one address per login window, any account (429 beyond)',
+  ),
+  loginWindowMs: numberSetting('loginWindowMs', 'login-window', 'seconds', 'the window in which wrong passwords and sign-ups are counted', {
+    factor: 1000,
+  }),
+  signupsPerAddress: numberSetting(
+    'signupsPerAddress',
+    'signups-per-address',
+    'count',
+    'sign-ups from one address per login window (429 beyond; 0: no limit)',
+    { zeroOff: true },
+  ),
 };
 
 export const allSettings = Object.values(settings) as Setting[];
@@ -251,7 +382,9 @@ export type Source = 'flag' | 'env' | 'default';
 export class SettingInvalid extends Error {
   constructor(setting: Setting, from: string, text: string, must: string) {
     const also = from.startsWith('--') ? `$${envName(setting)}` : `--${setting.flag} ${setting.metavar}`;
-    super(`${from} must be ${must}, not ${setting.secret ? 'the value given' : JSON.stringify(text)} (the setting ${setting.flag}, also ${also})`);
+    super(
+      `${from} must be ${must}, not ${setting.secret ? 'the value given' : JSON.stringify(text)} (the setting ${setting.flag}, also ${also})`,
+    );
     this.name = 'SettingInvalid';
   }
 }
@@ -266,17 +399,21 @@ export interface Resolved<K extends keyof Config> {
  * unset), else its default. `flags` holds the flags' texts by flag name. Every value is checked: the
  * first that is invalid throws SettingInvalid. This is the one place the environment is read.
  */
-export function resolveSettings<K extends keyof Config>(keys: readonly K[], flags: Readonly<Record<string, string | undefined>>,
-  env: NodeJS.ProcessEnv): Resolved<K> {
+export function resolveSettings<K extends keyof Config>(
+  keys: readonly K[],
+  flags: Readonly<Record<string, string | undefined>>,
+  env: NodeJS.ProcessEnv,
+): Resolved<K> {
   const values = {} as Pick<Config, K>;
   const sources = {} as Record<K, Source>;
   for (const key of keys) {
     const setting = settings[key] as Setting;
     const flagText = flags[setting.flag];
-    const envVar = [envName(setting), ...setting.fallbackEnv ?? []].find((name) => env[name]);
-    const [from, text, source]: [string, string | undefined, Source] = flagText !== undefined
-      ? [`--${setting.flag}`, flagText, 'flag']
-      : [`$${envVar}`, envVar === undefined ? undefined : env[envVar], 'env'];
+    const envVar = [envName(setting), ...(setting.fallbackEnv ?? [])].find((name) => env[name]);
+    const [from, text, source]: [string, string | undefined, Source] =
+      flagText !== undefined
+        ? [`--${setting.flag}`, flagText, 'flag']
+        : [`$${envVar}`, envVar === undefined ? undefined : env[envVar], 'env'];
     if (text === undefined) {
       values[key] = defaultValue(key);
       sources[key] = 'default';
@@ -295,8 +432,10 @@ export function resolveSettings<K extends keyof Config>(keys: readonly K[], flag
 
 /** What `serve --print-config` prints: `name = value (source: flag|env|default)`, one a line, values in the flags' units. */
 export function describeSettings<K extends keyof Config>(resolved: Resolved<K>): string {
-  return (Object.keys(resolved.sources) as K[]).map((key) => {
-    const setting = settings[key] as Setting<K>;
-    return `${setting.flag} = ${setting.show(resolved.values[key])} (source: ${resolved.sources[key]})\n`;
-  }).join('');
+  return (Object.keys(resolved.sources) as K[])
+    .map((key) => {
+      const setting = settings[key] as Setting<K>;
+      return `${setting.flag} = ${setting.show(resolved.values[key])} (source: ${resolved.sources[key]})\n`;
+    })
+    .join('');
 }

@@ -5,13 +5,31 @@ import Database from 'better-sqlite3';
  * with the title, content, link and date columns a feed needs. Generated from a fixed seed, so
  * every fresh clone serves the same rows.
  */
-const streets = ['Lurline Street', 'Katoomba Street', 'Govett Street', 'Bathurst Road', 'Waratah Street',
-  'Great Western Highway', 'Cascade Street', 'Hat Hill Road', 'Station Street', 'Macquarie Road'];
+const streets = [
+  'Lurline Street',
+  'Katoomba Street',
+  'Govett Street',
+  'Bathurst Road',
+  'Waratah Street',
+  'Great Western Highway',
+  'Cascade Street',
+  'Hat Hill Road',
+  'Station Street',
+  'Macquarie Road',
+];
 const suburbs = ['Katoomba', 'Leura', 'Wentworth Falls', 'Blackheath', 'Springwood', 'Lawson', 'Faulconbridge'];
-const works = ['Two storey dwelling', 'Alterations and additions to dwelling', 'Swimming pool and fencing',
-  'Demolition of existing garage', 'Secondary dwelling ("granny flat")', 'Tree removal: 2 x Eucalyptus',
-  'Change of use to café & restaurant', 'Deck, pergola & carport', 'Subdivision into 2 lots',
-  'Signage <illuminated> for shopfront'];
+const works = [
+  'Two storey dwelling',
+  'Alterations and additions to dwelling',
+  'Swimming pool and fencing',
+  'Demolition of existing garage',
+  'Secondary dwelling ("granny flat")',
+  'Tree removal: 2 x Eucalyptus',
+  'Change of use to café & restaurant',
+  'Deck, pergola & carport',
+  'Subdivision into 2 lots',
+  'Signage <illuminated> for shopfront',
+];
 
 /** A small deterministic PRNG (mulberry32), so the demo data is the same on every machine. */
 function random(seed: number): () => number {
@@ -44,10 +62,16 @@ export function writeDemoDatabase(file: string): void {
       const date = new Date(start + i * 2.3 * 86_400_000).toISOString().slice(0, 10);
       const cost = Math.round(next() * 900) * 1000;
       insert.run(
-        reference, `${work} at ${address}`,
+        reference,
+        `${work} at ${address}`,
         `${work}. Estimated cost $${cost.toLocaleString('en-AU')}. Submissions close 14 days after lodgement.`,
-        `https://planning.example.org/applications/${reference.replace('/', '-')}`, date, address, suburb, cost,
-        -33.7 - next() * 0.1, 150.3 + next() * 0.2,
+        `https://planning.example.org/applications/${reference.replace('/', '-')}`,
+        date,
+        address,
+        suburb,
+        cost,
+        -33.7 - next() * 0.1,
+        150.3 + next() * 0.2,
       );
     }
   })();

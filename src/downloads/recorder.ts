@@ -65,7 +65,10 @@ export class DownloadRecorder {
   /** Downloads written since the service started. */
   private written = 0;
 
-  constructor(private readonly store: Pick<Store, 'recordDownloads' | 'forgetSpool'>, private readonly options: RecorderOptions) {}
+  constructor(
+    private readonly store: Pick<Store, 'recordDownloads' | 'forgetSpool'>,
+    private readonly options: RecorderOptions,
+  ) {}
 
   /** Downloads written so far, and waiting to be: for the metrics. */
   counts(): { written: number; pending: number } {
@@ -141,7 +144,7 @@ export class DownloadRecorder {
    */
   private drain(): Promise<void> {
     this.writing ??= (async () => {
-      while (this.pending.length > 0 && await this.writeBatch()) await new Promise(setImmediate);
+      while (this.pending.length > 0 && (await this.writeBatch())) await new Promise(setImmediate);
     })().finally(() => {
       this.writing = undefined;
       this.schedule();
@@ -160,9 +163,13 @@ export class DownloadRecorder {
     const batch = this.pending.slice(0, size);
     const last = batch[batch.length - 1]?.entry;
     try {
-      await this.store.recordDownloads(batch.map((p) => p.download), last && this.options.spool?.progress(last));
+      await this.store.recordDownloads(
+        batch.map((p) => p.download),
+        last && this.options.spool?.progress(last),
+      );
     } catch (err) {
-      if (!this.lastError) this.options.log.error({ err, pending: this.pending.length }, 'downloads cannot be recorded; they are kept and tried again');
+      if (!this.lastError)
+        this.options.log.error({ err, pending: this.pending.length }, 'downloads cannot be recorded; they are kept and tried again');
       this.lastError = err;
       this.retryMs = Math.min(Math.max(2 * this.retryMs, firstRetryMs), maxRetryMs);
       return false;

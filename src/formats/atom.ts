@@ -31,13 +31,16 @@ export function atomEncoder(columns: readonly string[], feed: AtomFeed): Encoder
   const entry = (row: SqliteValue[]) => {
     const href = absoluteLink(row[link]);
     const updated = feedDate(row[date]) ?? feed.updated;
-    return `<entry>\n<id>${xmlText(entryId(row, href))}</id>\n<title>${text(row[title])}</title>\n` +
+    return (
+      `<entry>\n<id>${xmlText(entryId(row, href))}</id>\n<title>${text(row[title])}</title>\n` +
       `<updated>${xmlText(updated)}</updated>\n` +
       (href === undefined ? '' : `<link rel="alternate" href="${xmlAttribute(href)}"/>\n`) +
-      `<content type="text">${text(row[content])}</content>\n</entry>\n`;
+      `<content type="text">${text(row[content])}</content>\n</entry>\n`
+    );
   };
   return {
-    head: () => '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n' +
+    head: () =>
+      '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">\n' +
       `<id>${xmlText(feed.id)}</id>\n<title>${xmlText(feed.title)}</title>\n` +
       (feed.subtitle === '' ? '' : `<subtitle>${xmlText(feed.subtitle)}</subtitle>\n`) +
       `<updated>${xmlText(feed.updated)}</updated>\n<author><name>${xmlText(feed.author)}</name></author>\n` +

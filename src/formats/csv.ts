@@ -17,10 +17,14 @@ function csvText(s: string): string {
 /** One value as a CSV field: numbers need no quotes; NULL is empty; infinity is `Infinity`; BLOBs base64. */
 function csvValue(v: SqliteValue): string {
   switch (typeof v) {
-    case 'string': return csvText(v);
-    case 'bigint': return v.toString();
-    case 'number': return Number.isFinite(v) ? realText(v) : String(v);
-    default: return v === null ? '' : csvText(v.toString('base64'));
+    case 'string':
+      return csvText(v);
+    case 'bigint':
+      return v.toString();
+    case 'number':
+      return Number.isFinite(v) ? realText(v) : String(v);
+    default:
+      return v === null ? '' : csvText(v.toString('base64'));
   }
 }
 

@@ -15,10 +15,14 @@ import type { SqliteValue } from './values.js';
  */
 export function feedDate(value: SqliteValue): string | undefined {
   switch (typeof value) {
-    case 'string': return dateText(value.trim());
-    case 'bigint': return unixSeconds(Number(value));
-    case 'number': return unixSeconds(value);
-    default: return undefined; // NULL, BLOB
+    case 'string':
+      return dateText(value.trim());
+    case 'bigint':
+      return unixSeconds(Number(value));
+    case 'number':
+      return unixSeconds(value);
+    default:
+      return undefined; // NULL, BLOB
   }
 }
 

@@ -14,7 +14,7 @@ const rowEncoders = new WeakMap<readonly string[], RowEncoder>();
 /** Row objects with keys in the query's column order, built from precomputed `"name":` prefixes. */
 export function rowObjectEncoder(columns: readonly string[]): RowEncoder {
   let encoder = rowEncoders.get(columns);
-  if (!encoder) rowEncoders.set(columns, encoder = newRowObjectEncoder(columns));
+  if (!encoder) rowEncoders.set(columns, (encoder = newRowObjectEncoder(columns)));
   return encoder;
 }
 

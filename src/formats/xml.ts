@@ -18,7 +18,13 @@ const textPattern = new RegExp(`[&<>\\r${notXmlChar}]`, 'gu');
 const attributePattern = new RegExp(`[&<>"\\t\\n\\r${notXmlChar}]`, 'gu');
 
 const replacements: Record<string, string> = {
-  '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;',
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
 };
 const replace = (c: string) => replacements[c] ?? '\uFFFD';
 

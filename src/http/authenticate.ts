@@ -18,11 +18,7 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
  * header key is refused even when the parameter holds a good one. The lookup is by hash, so the
  * comparison leaks nothing about stored keys through timing.
  */
-export async function authenticate(
-  headers: IncomingHttpHeaders,
-  keyParam: string | undefined,
-  store: Store,
-): Promise<ApiKey> {
+export async function authenticate(headers: IncomingHttpHeaders, keyParam: string | undefined, store: Store): Promise<ApiKey> {
   const key = headerKey(headers) ?? keyParam;
   if (key === undefined) throw errors.keyMissing();
   if (key === '') throw errors.keyInvalid();

@@ -22,7 +22,7 @@ export function negotiateCoding(headers: IncomingHttpHeaders): ContentCoding {
 /** Adds `value` to a `Vary` header that may already list other fields (CORS adds `Origin`). */
 function appendVary(headers: OutgoingHttpHeaders, value: string): void {
   const current = headers.vary;
-  const list = current === undefined ? [] : (Array.isArray(current) ? current : [String(current)]);
+  const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
   headers.vary = [...list, value].join(', ');
 }
 

@@ -20,12 +20,13 @@ const notModifiedStatus = 304;
  *   were chunked.
  * - `Last-Modified`: when the data last changed, to the second (HTTP dates have no finer unit).
  */
-export function withValidators(
-  headers: OutgoingHttpHeaders, scraper: Scraper, shape: object, coding: ContentCoding,
-): OutgoingHttpHeaders {
+export function withValidators(headers: OutgoingHttpHeaders, scraper: Scraper, shape: object, coding: ContentCoding): OutgoingHttpHeaders {
   // One call, no Hash object: this runs for every data request, 304s included.
-  const hash = cryptoHash('sha256', JSON.stringify({ scraper: scraper.id, version: scraper.data.version, file: scraper.data.file, shape }), 'base64url')
-    .slice(0, 27); // 162 bits: collisions are out of reach
+  const hash = cryptoHash(
+    'sha256',
+    JSON.stringify({ scraper: scraper.id, version: scraper.data.version, file: scraper.data.file, shape }),
+    'base64url',
+  ).slice(0, 27); // 162 bits: collisions are out of reach
   return {
     ...headers,
     etag: `W/"${hash}${coding === 'identity' ? '' : `-${coding}`}"`,

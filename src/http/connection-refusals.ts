@@ -16,10 +16,16 @@ const lingerMs = 2000;
 function rawErrorResponse(error: SiphonError, id: string): string {
   const body = errorBody(error);
   const headers = {
-    ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': String(Buffer.byteLength(body)), connection: 'close',
+    ...corsHeaders,
+    ...errorHeaders(error),
+    'content-type': errorContentType,
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
     'x-request-id': id,
   };
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${lines}\r\n${body}`;
 }
 
@@ -89,10 +95,16 @@ export class ConnectionRefusals {
       const error = errors.expectationFailed();
       const id = this.options.refused(req.headers, { code: error.code, status: error.status });
       const body = errorBody(error);
-      res.writeHead(error.status, {
-        ...corsHeaders, ...errorHeaders(error), 'content-type': errorContentType, 'content-length': Buffer.byteLength(body), connection: 'close',
-        'x-request-id': id,
-      }).end(body);
+      res
+        .writeHead(error.status, {
+          ...corsHeaders,
+          ...errorHeaders(error),
+          'content-type': errorContentType,
+          'content-length': Buffer.byteLength(body),
+          connection: 'close',
+          'x-request-id': id,
+        })
+        .end(body);
     });
   }
 
@@ -103,7 +115,7 @@ export class ConnectionRefusals {
 
   private failureOf(req: IncomingMessage): AbortController {
     let failure = this.bodyFailures.get(req);
-    if (!failure) this.bodyFailures.set(req, failure = new AbortController());
+    if (!failure) this.bodyFailures.set(req, (failure = new AbortController()));
     return failure;
   }
 
@@ -142,10 +154,14 @@ export class ConnectionRefusals {
   private errorFor(parserCode: string | undefined, inBody: boolean): SiphonError {
     switch (parserCode) {
       // The client closed its side before the end of what it announced.
-      case 'HPE_INVALID_EOF_STATE': return inBody ? errors.bodyIncomplete() : errors.malformedRequest();
-      case 'HPE_HEADER_OVERFLOW': return errors.headersTooLarge(this.options.maxHeaderFieldBytes, this.options.maxHeadBytes);
-      case 'ERR_HTTP_REQUEST_TIMEOUT': return errors.requestTimeout(this.options.headersTimeoutMs / 1000);
-      default: return errors.malformedRequest();
+      case 'HPE_INVALID_EOF_STATE':
+        return inBody ? errors.bodyIncomplete() : errors.malformedRequest();
+      case 'HPE_HEADER_OVERFLOW':
+        return errors.headersTooLarge(this.options.maxHeaderFieldBytes, this.options.maxHeadBytes);
+      case 'ERR_HTTP_REQUEST_TIMEOUT':
+        return errors.requestTimeout(this.options.headersTimeoutMs / 1000);
+      default:
+        return errors.malformedRequest();
     }
   }
 }

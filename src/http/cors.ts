@@ -13,12 +13,15 @@ export const corsHeaders = {
  */
 export function corsPreflightRoutes(app: FastifyInstance): void {
   const preflight = async (_request: unknown, reply: FastifyReply) => {
-    void reply.code(204).headers({
-      ...corsHeaders,
-      'access-control-allow-methods': corsAllowMethods,
-      'access-control-allow-headers': corsAllowHeaders,
-      'access-control-max-age': String(corsMaxAgeSeconds),
-    }).send();
+    void reply
+      .code(204)
+      .headers({
+        ...corsHeaders,
+        'access-control-allow-methods': corsAllowMethods,
+        'access-control-allow-headers': corsAllowHeaders,
+        'access-control-max-age': String(corsMaxAgeSeconds),
+      })
+      .send();
   };
   app.options('/:owner/:scraper/data.:format', preflight);
   app.options('/:owner/:scraper/data', preflight);

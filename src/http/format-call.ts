@@ -9,7 +9,11 @@ import { isPublicParam } from './redact.js';
 
 /** What a format may read of a data call: its checked parameters and SQL, the scraper, and keyless URLs. */
 export function formatCall(
-  request: FastifyRequest, config: Config, scraper: Scraper, sql: string, params: Record<string, string>,
+  request: FastifyRequest,
+  config: Config,
+  scraper: Scraper,
+  sql: string,
+  params: Record<string, string>,
 ): FormatCall {
   const publicBase = () => {
     const base = publicOrigin(request, config);
@@ -28,11 +32,14 @@ export function formatCall(
       // (any other could be a key, under any name), in their own encoding; URL only drops the host
       // of an absolute-form request and escapes what a URL cannot hold.
       const sent = new URL(request.url, 'http://localhost');
-      const kept = sent.search.slice(1).split('&').filter((pair) => {
-        if (pair === '') return false;
-        const name = decodePair(pair)[0];
-        return isPublicParam(name) && !drop.includes(name);
-      });
+      const kept = sent.search
+        .slice(1)
+        .split('&')
+        .filter((pair) => {
+          if (pair === '') return false;
+          const name = decodePair(pair)[0];
+          return isPublicParam(name) && !drop.includes(name);
+        });
       return `${publicBase()}${sent.pathname}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
     },
   };

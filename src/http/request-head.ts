@@ -17,6 +17,7 @@ function headerFieldBytes(rawHeaders: readonly string[]): number {
 export function checkRequestHead(request: FastifyRequest, limits: RequestLimits): void {
   const raw = request.raw;
   if (raw.url !== undefined && raw.url.length > limits.maxUrlBytes) throw errors.urlTooLong(limits.maxUrlBytes, maxPathSegmentChars);
-  if (headerFieldBytes(raw.rawHeaders) > limits.maxHeaderFieldBytes) throw errors.headersTooLarge(limits.maxHeaderFieldBytes, limits.maxHeadBytes);
+  if (headerFieldBytes(raw.rawHeaders) > limits.maxHeaderFieldBytes)
+    throw errors.headersTooLarge(limits.maxHeaderFieldBytes, limits.maxHeadBytes);
   if (raw.httpVersion === '1.1' && raw.headers.host === undefined) throw errors.hostInvalid();
 }

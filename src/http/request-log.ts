@@ -127,8 +127,13 @@ function write(entry: Entry): void {
   entry.written = true;
   const { err, query, status, ...facts } = entry.facts;
   const line: RequestLine = {
-    method: request.method, url: redactUrl(request.url), route: request.routeOptions.url ?? null,
-    status: status ?? entry.reply.statusCode, ...facts, ip: loggedIp(request.ip), durationMs: round(performance.now() - entry.startedAt),
+    method: request.method,
+    url: redactUrl(request.url),
+    route: request.routeOptions.url ?? null,
+    status: status ?? entry.reply.statusCode,
+    ...facts,
+    ip: loggedIp(request.ip),
+    durationMs: round(performance.now() - entry.startedAt),
   };
   if (query) {
     line.queueMs = round(query.waitMs);
@@ -145,8 +150,12 @@ function write(entry: Entry): void {
  * The line of a request refused before the framework saw it (by Node's HTTP parser, say): it has
  * no route, and what could be read of it may not be logged (its URL could hold a key). Returns its id.
  */
-export function logRefusedConnection(log: FastifyBaseLogger, sink: LineSink, headers: IncomingHttpHeaders | undefined,
-  details: { status: number; code: string; parserCode?: string }): string {
+export function logRefusedConnection(
+  log: FastifyBaseLogger,
+  sink: LineSink,
+  headers: IncomingHttpHeaders | undefined,
+  details: { status: number; code: string; parserCode?: string },
+): string {
   const id = requestId(headers ?? {});
   const line: RequestLine = { route: null, durationMs: 0, ...details };
   log.info({ reqId: id, ...line }, 'request');

@@ -30,7 +30,11 @@ export const errorCodeHeader = 'siphon-error-code';
  * never stored, `Retry-After` and `Allow` when the error says them.
  */
 export function errorHeaders(error: SiphonError): Record<string, string> {
-  const headers: Record<string, string> = { [errorCodeHeader]: error.code, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+  const headers: Record<string, string> = {
+    [errorCodeHeader]: error.code,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   if (error.allow) headers.allow = error.allow.join(', ');
   return headers;
@@ -55,7 +59,9 @@ export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: str
   if (!reply.hasHeader('access-control-allow-origin')) void reply.headers(corsHeaders);
   void reply.headers(errorHeaders(error));
   if (jsonpCallback) {
-    void reply.code(200).type(jsonpContentType)
+    void reply
+      .code(200)
+      .type(jsonpContentType)
       .send(`/**/${jsonpCallback}({"error":${jsonString(error.message)},"status":${error.status}});`);
   } else {
     void reply.code(error.status).type(errorContentType).send(errorBody(error));

@@ -8,8 +8,14 @@ import { errorCodeHeader } from './send-error.js';
  * ever slip into a page unescaped. No inline script or style is used anywhere.
  */
 const contentSecurityPolicy = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /**
@@ -20,11 +26,14 @@ const contentSecurityPolicy = [
 export function sendPage(reply: FastifyReply, status: number, page: SafeHtml, error?: SiphonError): void {
   if (error) void reply.header(errorCodeHeader, error.code);
   if (error?.retryAfterSeconds !== undefined) void reply.header('retry-after', String(error.retryAfterSeconds));
-  void reply.code(status).headers({
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-cache',
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': contentSecurityPolicy,
-    'referrer-policy': 'same-origin',
-  }).send(page.text);
+  void reply
+    .code(status)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': contentSecurityPolicy,
+      'referrer-policy': 'same-origin',
+    })
+    .send(page.text);
 }

@@ -53,7 +53,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const limits = requestLimits(config.maxQueryChars);
   const sink: LineSink = metrics?.requestDone ?? (() => {});
   const refusals = new ConnectionRefusals({
-    maxHeadBytes: limits.maxHeadBytes, maxHeaderFieldBytes: limits.maxHeaderFieldBytes, headersTimeoutMs: config.clientIdleTimeoutMs,
+    maxHeadBytes: limits.maxHeadBytes,
+    maxHeaderFieldBytes: limits.maxHeaderFieldBytes,
+    headersTimeoutMs: config.clientIdleTimeoutMs,
     refusalFor: (method, url) => refusalFor(app, method, url),
     refused: (headers, details) => logRefusedConnection(app.log, sink, headers, details),
   });
@@ -88,7 +90,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
   let closing = false;
-  app.addHook('preClose', async () => { closing = true; });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     trackRequest(request, reply, sink);
     if (closing) {

@@ -139,15 +139,18 @@ export function streamResponse(
     const watchIdle = () => {
       let lastQueued = res.socket?.writableLength ?? 0;
       let lastProgress = Date.now();
-      idleTimer = setInterval(() => {
-        const queued = res.socket?.writableLength ?? 0;
-        if (queued !== lastQueued) {
-          lastQueued = queued;
-          lastProgress = Date.now();
-        } else if (Date.now() - lastProgress >= idleTimeoutMs) {
-          cut('client-idle');
-        }
-      }, Math.max(10, Math.floor(idleTimeoutMs / 10)));
+      idleTimer = setInterval(
+        () => {
+          const queued = res.socket?.writableLength ?? 0;
+          if (queued !== lastQueued) {
+            lastQueued = queued;
+            lastProgress = Date.now();
+          } else if (Date.now() - lastProgress >= idleTimeoutMs) {
+            cut('client-idle');
+          }
+        },
+        Math.max(10, Math.floor(idleTimeoutMs / 10)),
+      );
     };
     const onEnd = () => {
       if (settled) return;

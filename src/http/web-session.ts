@@ -54,8 +54,11 @@ export function currentSessionHash(request: FastifyRequest): string | undefined 
  * API or PUT publishing (keys only; `Access-Control-Allow-Origin: *` stays safe because no cookie
  * authorises anything there). `routes` adds the routes of this scope.
  */
-export function webScope(app: FastifyInstance, deps: { config: Config; store: Store; limits: RequestLimits },
-  routes: (scope: FastifyInstance) => void): void {
+export function webScope(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; limits: RequestLimits },
+  routes: (scope: FastifyInstance) => void,
+): void {
   const { config, store, limits } = deps;
   const secure = config.publicUrl?.startsWith('https:') ?? false;
   void app.register(async (scope) => {
@@ -63,17 +66,25 @@ export function webScope(app: FastifyInstance, deps: { config: Config; store: St
     await scope.register(fastifyFormbody, { bodyLimit: maxFormBytes });
     // The file's limit is one byte over the publish limit, so withUploadedFile sees a larger file
     // and refuses it with PUT's own 413, rather than busboy cutting it short at the limit.
-    await scope.register(fastifyMultipart, { limits: { fileSize: config.maxPublishBytes + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5 } });
+    await scope.register(fastifyMultipart, {
+      limits: { fileSize: config.maxPublishBytes + 1, files: 1, fields: 4, fieldSize: 1024, parts: 5 },
+    });
     await scope.register(fastifyCsrf, {
       cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true },
-      getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf
-        ?? request.headers['x-csrf-token'] as string | undefined ?? multipartTokens.get(request),
+      getToken: (request) =>
+        (request.body as { _csrf?: string } | undefined)?._csrf ??
+        (request.headers['x-csrf-token'] as string | undefined) ??
+        multipartTokens.get(request),
     });
     // The cookie's signing secret is shared through the store by every server using it.
     const secret = await store.serverSecret('session-cookie', () => randomBytes(32).toString('base64url'));
     await scope.register(fastifySession, {
       // Typed as holding the plugin's Session class; it reads back the fields a session was saved with.
-      secret, store: new StoreSessions(store) as unknown as SessionStore, cookieName: sessionCookie, saveUninitialized: false, rolling: false,
+      secret,
+      store: new StoreSessions(store) as unknown as SessionStore,
+      cookieName: sessionCookie,
+      saveUninitialized: false,
+      rolling: false,
       // Secure is added below: the plugin would not save a session over plain HTTP with it, and
       // behind a TLS proxy (the only way to an https public URL) every request arrives as HTTP.
       cookie: { path: '/', httpOnly: true, sameSite: 'lax', secure: false },
@@ -90,13 +101,24 @@ export function webScope(app: FastifyInstance, deps: { config: Config; store: St
     scope.setErrorHandler(async (err, request, reply) => {
       const error = fromFramework(err, limits);
       // Forms are sent by browsers: their refusals are pages. Anything else goes to the server's handler.
-      if (error instanceof SiphonError && error.code === errors.csrfInvalid().code && (request.headers.accept ?? '').includes('text/html')) {
-        return sendPage(reply, 403, messagePage('Form refused', errors.csrfInvalid().message, visitorOf(request, reply)), errors.csrfInvalid());
+      if (
+        error instanceof SiphonError &&
+        error.code === errors.csrfInvalid().code &&
+        (request.headers.accept ?? '').includes('text/html')
+      ) {
+        return sendPage(
+          reply,
+          403,
+          messagePage('Form refused', errors.csrfInvalid().message, visitorOf(request, reply)),
+          errors.csrfInvalid(),
+        );
       }
       throw err;
     });
     const sweep = setInterval(() => {
-      store.removeExpiredSessions(new Date().toISOString()).catch((err: unknown) => scope.log.error({ err }, 'could not remove expired sessions'));
+      store
+        .removeExpiredSessions(new Date().toISOString())
+        .catch((err: unknown) => scope.log.error({ err }, 'could not remove expired sessions'));
     }, sessionSweepMs);
     sweep.unref();
     scope.addHook('onClose', async () => clearInterval(sweep));

@@ -13,7 +13,9 @@ export interface BodyLimits {
 /** A promise that rejects with the signal's reason when it aborts; `off` forgets the signal. */
 function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; off: () => void } {
   let onAbort = () => {};
-  const promise = new Promise<never>((_, reject) => { onAbort = () => reject(signal!.reason); });
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal!.reason);
+  });
   promise.catch(() => {}); // it may reject while nobody awaits it
   signal?.addEventListener('abort', onAbort, { once: true });
   return { promise, off: () => signal?.removeEventListener('abort', onAbort) };
@@ -26,7 +28,10 @@ function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; o
  * still owed an answer (413, 408, 503).
  */
 export async function* boundedBody(
-  body: Readable, limits: BodyLimits, counter: { bytes: number }, signal?: AbortSignal,
+  body: Readable,
+  limits: BodyLimits,
+  counter: { bytes: number },
+  signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
   signal?.throwIfAborted();
   const idle = new AbortController();

@@ -27,7 +27,10 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { startedAt: number; count: number }>();
   private lastSweep = Date.now();
 
-  constructor(private readonly perMinute: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async take(key: string): Promise<RateDecision> {
     const now = this.now();

@@ -24,7 +24,9 @@ export function prettyLine(json: string): string {
   }
   const time = typeof record.time === 'number' ? new Date(record.time).toISOString() : '';
   const level = (levelNames[record.level as number] ?? String(record.level)).padEnd(5);
-  const fields = Object.entries(record).filter(([name]) => !shownApart.has(name)).map(([name, value]) => `${name}=${shown(value)}`);
+  const fields = Object.entries(record)
+    .filter(([name]) => !shownApart.has(name))
+    .map(([name, value]) => `${name}=${shown(value)}`);
   let line = [time, level, String(record.msg ?? ''), ...fields].join(' ');
   const err = record.err as { type?: string; message?: string; code?: unknown; stack?: string } | undefined;
   if (err) line += `\n    ${(err.stack || `${err.type}: ${err.message}`).split('\n').join('\n    ')}`;

@@ -20,7 +20,10 @@ export interface MetricsServer {
  * else on it is a 404 in Siphon's shape. Its requests are not logged: a scrape every few seconds
  * would fill the log with lines saying nothing.
  */
-export async function startMetricsServer(metrics: Metrics, options: { host: string; port: number; token?: string }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  options: { host: string; port: number; token?: string },
+): Promise<MetricsServer> {
   const refuse = (res: ServerResponse, error: SiphonError) => {
     res.writeHead(error.status, { ...errorHeaders(error), 'content-type': errorContentType }).end(errorBody(error));
   };
@@ -33,9 +36,14 @@ export async function startMetricsServer(metrics: Metrics, options: { host: stri
       res.setHeader('www-authenticate', 'Bearer');
       return refuse(res, errors.metricsToken());
     }
-    metrics.text().then((text) => {
-      res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text);
-    }, () => refuse(res, errors.internal()));
+    metrics.text().then(
+      (text) => {
+        res
+          .writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : text);
+      },
+      () => refuse(res, errors.internal()),
+    );
   });
   server.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
@@ -48,9 +56,10 @@ export async function startMetricsServer(metrics: Metrics, options: { host: stri
   const address = server.address();
   return {
     port: typeof address === 'object' && address ? address.port : options.port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

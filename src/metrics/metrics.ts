@@ -35,44 +35,94 @@ export class Metrics {
   constructor(sources: MetricSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'siphon_http_requests_total', help: 'Requests answered, by route pattern and status.', labelNames: ['route', 'status'], registers });
-    this.refused = new Counter({ name: 'siphon_http_requests_refused_total', help: 'Requests refused, by SIPHON_ERR_* code.', labelNames: ['code'], registers });
-    this.rateLimited = new Counter({ name: 'siphon_rate_limited_total', help: 'Data requests refused by the per-key rate limit (429).', registers });
-    this.rows = new Counter({ name: 'siphon_rows_streamed_total', help: 'Rows sent by the data API, by format.', labelNames: ['format'], registers });
-    this.bytes = new Counter({ name: 'siphon_bytes_streamed_total', help: 'Body bytes sent by the data API before compression, by format.', labelNames: ['format'], registers });
-    this.publishes = new Counter({ name: 'siphon_publishes_total', help: 'Publishes over HTTP, by outcome (published or refused).', labelNames: ['outcome'], registers });
+    this.requests = new Counter({
+      name: 'siphon_http_requests_total',
+      help: 'Requests answered, by route pattern and status.',
+      labelNames: ['route', 'status'],
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'siphon_http_requests_refused_total',
+      help: 'Requests refused, by SIPHON_ERR_* code.',
+      labelNames: ['code'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'siphon_rate_limited_total',
+      help: 'Data requests refused by the per-key rate limit (429).',
+      registers,
+    });
+    this.rows = new Counter({
+      name: 'siphon_rows_streamed_total',
+      help: 'Rows sent by the data API, by format.',
+      labelNames: ['format'],
+      registers,
+    });
+    this.bytes = new Counter({
+      name: 'siphon_bytes_streamed_total',
+      help: 'Body bytes sent by the data API before compression, by format.',
+      labelNames: ['format'],
+      registers,
+    });
+    this.publishes = new Counter({
+      name: 'siphon_publishes_total',
+      help: 'Publishes over HTTP, by outcome (published or refused).',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.queryDuration = new Histogram({
-      name: 'siphon_query_duration_seconds', help: 'Time data API queries held a query process, by outcome (ok, timeout, sql, resources, cancelled…).',
-      labelNames: ['outcome'], buckets: secondsBuckets, registers,
+      name: 'siphon_query_duration_seconds',
+      help: 'Time data API queries held a query process, by outcome (ok, timeout, sql, resources, cancelled…).',
+      labelNames: ['outcome'],
+      buckets: secondsBuckets,
+      registers,
     });
     this.queueWait = new Histogram({
-      name: 'siphon_queue_wait_seconds', help: 'Time data API queries waited for a query process, by outcome.',
-      labelNames: ['outcome'], buckets: secondsBuckets, registers,
+      name: 'siphon_queue_wait_seconds',
+      help: 'Time data API queries waited for a query process, by outcome.',
+      labelNames: ['outcome'],
+      buckets: secondsBuckets,
+      registers,
     });
     const { pools } = sources;
-    const perPool = (name: string, help: string, read: (stats: ReturnType<QueryPool['stats']>) => number) => new Gauge({
-      name, help, labelNames: ['pool'], registers,
-      collect() {
-        for (const [pool, queryPool] of Object.entries(pools)) this.set({ pool }, read(queryPool.stats()));
-      },
-    });
+    const perPool = (name: string, help: string, read: (stats: ReturnType<QueryPool['stats']>) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers,
+        collect() {
+          for (const [pool, queryPool] of Object.entries(pools)) this.set({ pool }, read(queryPool.stats()));
+        },
+      });
     perPool('siphon_query_processes_ready', 'Query processes started and ready, by pool (api, previews).', (s) => s.ready);
     perPool('siphon_query_processes_busy', 'Query processes running a query, by pool.', (s) => s.busy);
     perPool('siphon_queue_length', 'Queries waiting for a query process, by pool.', (s) => s.waiting);
     perPool('siphon_queries_parked', 'Long queries frozen until another long one ends, by pool.', (s) => s.parked);
     let written = 0;
     new Counter({
-      name: 'siphon_downloads_recorded_total', help: 'Downloads written to the store.', registers,
+      name: 'siphon_downloads_recorded_total',
+      help: 'Downloads written to the store.',
+      registers,
       collect() {
         const now = sources.downloads().written;
         this.inc(now - written);
         written = now;
       },
     });
-    new Gauge({ name: 'siphon_downloads_pending', help: 'Downloads waiting to be written.', registers, collect() { this.set(sources.downloads().pending); } });
+    new Gauge({
+      name: 'siphon_downloads_pending',
+      help: 'Downloads waiting to be written.',
+      registers,
+      collect() {
+        this.set(sources.downloads().pending);
+      },
+    });
     let dropped = 0;
     new Counter({
-      name: 'siphon_log_lines_dropped_total', help: 'Log records dropped because stdout did not keep up (16 MB held at most).', registers,
+      name: 'siphon_log_lines_dropped_total',
+      help: 'Log records dropped because stdout did not keep up (16 MB held at most).',
+      registers,
       collect() {
         const now = sources.logLinesDropped();
         this.inc(now - dropped);
@@ -90,7 +140,8 @@ export class Metrics {
       this.rows.inc({ format: line.format }, line.rows ?? 0);
       this.bytes.inc({ format: line.format }, line.bytes ?? 0);
     }
-    if (line.route === publishRoute && line.method === 'PUT') this.publishes.inc({ outcome: line.status === 200 ? 'published' : 'refused' });
+    if (line.route === publishRoute && line.method === 'PUT')
+      this.publishes.inc({ outcome: line.status === 200 ? 'published' : 'refused' });
     if (query) {
       // A query refused at the door (busy, key busy, closing) never waited.
       if (query.runMs !== undefined || query.outcome === 'queue-timeout' || query.outcome === 'cancelled') {

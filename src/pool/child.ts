@@ -27,7 +27,9 @@ const writeJson = (type: FrameType, value: unknown) => send(encodeFrame(type, Bu
 
 const fail = (kind: ErrorPayload['kind'], err: unknown) =>
   writeJson(FrameType.error, {
-    kind, message: err instanceof Error ? err.message : String(err), stack: kind === 'internal' && err instanceof Error ? err.stack : undefined,
+    kind,
+    message: err instanceof Error ? err.message : String(err),
+    stack: kind === 'internal' && err instanceof Error ? err.stack : undefined,
   } satisfies ErrorPayload);
 
 /** V8 running out of room for one string or buffer while the result is built: the query's size, not a bug. */
@@ -68,7 +70,11 @@ async function run(job: QueryJob): Promise<void> {
     // Checked before the first byte, so the client gets a clean 400 naming what its query lacks.
     const missing = format.requiredColumns?.names.filter((name) => !columns.includes(name)) ?? [];
     if (missing.length > 0) {
-      return await writeJson(FrameType.error, { kind: 'columns', message: `missing columns: ${missing.join(', ')}`, missing } satisfies ErrorPayload);
+      return await writeJson(FrameType.error, {
+        kind: 'columns',
+        message: `missing columns: ${missing.join(', ')}`,
+        missing,
+      } satisfies ErrorPayload);
     }
     const encoder = format.encoder(columns, job.options);
     await output.text(encoder.head());

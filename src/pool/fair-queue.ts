@@ -50,9 +50,12 @@ export class FairQueue<T extends QueueItem> {
     state.waiting.push(item);
     this.keys.set(item.key, state);
     this.waitingCount += 1;
-    this.timers.set(item, setTimeout(() => {
-      if (this.remove(item)) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
-    }, this.limits.queueTimeoutMs));
+    this.timers.set(
+      item,
+      setTimeout(() => {
+        if (this.remove(item)) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
+      }, this.limits.queueTimeoutMs),
+    );
   }
 
   /**

@@ -64,7 +64,9 @@ export class QueryPool implements RunHost {
       timeoutMs: this.options.timeoutMs,
       longAfterMs,
       spool: {
-        dir: this.options.tempDir, memoryBytes: spoolMemoryBytes, maxFileBytes: this.options.spoolResponseMb * 2 ** 20,
+        dir: this.options.tempDir,
+        memoryBytes: spoolMemoryBytes,
+        maxFileBytes: this.options.spoolResponseMb * 2 ** 20,
         budget: this.budget,
       },
     });
@@ -166,15 +168,18 @@ export class QueryPool implements RunHost {
   private spawn(): void {
     const process = new QueryProcess(this.options, (p) => this.exited(p));
     this.processes.add(process);
-    process.ready.then(() => {
-      if (process.gone) return;
-      this.startFailures = 0;
-      this.idle.push(process);
-      this.dispatch();
-    }, (err: Error) => {
-      this.startFailures += 1;
-      this.lastStartError = err.message;
-    });
+    process.ready.then(
+      () => {
+        if (process.gone) return;
+        this.startFailures = 0;
+        this.idle.push(process);
+        this.dispatch();
+      },
+      (err: Error) => {
+        this.startFailures += 1;
+        this.lastStartError = err.message;
+      },
+    );
   }
 
   private exited(process: QueryProcess): void {

@@ -47,7 +47,9 @@ export class QueryProcess {
     });
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     this.ready = new Promise((resolve, reject) => {
-      proc.on('message', (m: { type?: string }) => { if (m.type === 'ready') resolve(); });
+      proc.on('message', (m: { type?: string }) => {
+        if (m.type === 'ready') resolve();
+      });
       void this.exited.then(() => reject(new Error(this.child.stderrTail().trim() || 'exited before it was ready')));
     });
     this.ready.catch(() => {});

@@ -26,11 +26,16 @@ export interface RunOptions {
 
 function failureFrom(p: ErrorPayload): QueryFailure {
   switch (p.kind) {
-    case 'sql': return { kind: 'sql', message: p.message };
-    case 'not-read': return { kind: 'not-read' };
-    case 'columns': return { kind: 'columns', missing: p.missing ?? [] };
-    case 'resources': return { kind: 'resources' };
-    case 'internal': return { kind: 'internal', message: p.message, stack: p.stack };
+    case 'sql':
+      return { kind: 'sql', message: p.message };
+    case 'not-read':
+      return { kind: 'not-read' };
+    case 'columns':
+      return { kind: 'columns', missing: p.missing ?? [] };
+    case 'resources':
+      return { kind: 'resources' };
+    case 'internal':
+      return { kind: 'internal', message: p.message, stack: p.stack };
   }
 }
 
@@ -102,13 +107,16 @@ export class QueryRun extends Readable implements QueueItem {
   override _read(): void {
     if (this.reading) return;
     this.reading = true;
-    this.spool.read().then((chunk) => {
-      this.reading = false;
-      if (!this.destroyed) this.push(chunk);
-    }, (err: Error) => {
-      this.reading = false;
-      this.destroy(new QueryFailed({ kind: 'internal', message: `spool: ${err.message}`, stack: err.stack }));
-    });
+    this.spool.read().then(
+      (chunk) => {
+        this.reading = false;
+        if (!this.destroyed) this.push(chunk);
+      },
+      (err: Error) => {
+        this.reading = false;
+        this.destroy(new QueryFailed({ kind: 'internal', message: `spool: ${err.message}`, stack: err.stack }));
+      },
+    );
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
@@ -177,7 +185,10 @@ export class QueryRun extends Readable implements QueueItem {
   private startClock(): void {
     if (this.clock) return;
     this.clockStartedAt = Date.now();
-    this.clock = setTimeout(() => this.destroy(new QueryFailed({ kind: 'timeout', seconds: this.options.timeoutMs / 1000 })), this.remainingMs);
+    this.clock = setTimeout(
+      () => this.destroy(new QueryFailed({ kind: 'timeout', seconds: this.options.timeoutMs / 1000 })),
+      this.remainingMs,
+    );
   }
 
   private stopClock(): void {

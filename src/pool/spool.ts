@@ -111,7 +111,9 @@ export class Spool {
   async read(): Promise<Buffer | null> {
     while (this.segments.length === 0) {
       if (this.ended || this.closed) return null;
-      await new Promise<void>((resolve) => { this.wakeReader = resolve; });
+      await new Promise<void>((resolve) => {
+        this.wakeReader = resolve;
+      });
     }
     const head = this.segments[0]!;
     if (head.kind === 'memory') {
@@ -151,7 +153,13 @@ export class Spool {
     this.fileEnd = 0;
     this.wake();
     const file = this.file;
-    if (file) void this.fileOps.then(() => file).then((h) => h.close(), () => {});
+    if (file)
+      void this.fileOps
+        .then(() => file)
+        .then(
+          (h) => h.close(),
+          () => {},
+        );
   }
 
   /** The reader has taken everything in the file: it can start over, empty. */

@@ -39,8 +39,16 @@ interface Computed {
  * in a query process of the previews' own pool (never on the main thread, never in the API's).
  * Not a download. A failure (time limit, too large) is shown on the page instead of rows.
  */
-async function previewTable(pool: QueryPool, scraper: Scraper, table: TableInfo, signal: AbortSignal): Promise<{ preview: TablePreview; bytes: number; lasting: boolean }> {
-  const run = pool.run({ scraperId: scraper.id, file: scraper.data.file, sql: firstRowsSql(table.name), format: 'json', options: {} }, `${scraper.id}`);
+async function previewTable(
+  pool: QueryPool,
+  scraper: Scraper,
+  table: TableInfo,
+  signal: AbortSignal,
+): Promise<{ preview: TablePreview; bytes: number; lasting: boolean }> {
+  const run = pool.run(
+    { scraperId: scraper.id, file: scraper.data.file, sql: firstRowsSql(table.name), format: 'json', options: {} },
+    `${scraper.id}`,
+  );
   const stop = () => run.destroy();
   signal.addEventListener('abort', stop);
   const chunks: Buffer[] = [];
@@ -60,8 +68,7 @@ async function previewTable(pool: QueryPool, scraper: Scraper, table: TableInfo,
   } finally {
     signal.removeEventListener('abort', stop);
   }
-  const objects = parse(Buffer.concat(chunks).toString('utf8'), undefined, (text) => new NumberText(text)) as
-    Record<string, unknown>[];
+  const objects = parse(Buffer.concat(chunks).toString('utf8'), undefined, (text) => new NumberText(text)) as Record<string, unknown>[];
   // By the table's column order: object key order is not kept for names like "2".
   const rows = objects.map((row) => table.columns.map((c) => toCell(Object.hasOwn(row, c.name) ? row[c.name] : null)));
   return { preview: { ok: true, rows }, bytes, lasting: true };

@@ -2,7 +2,17 @@ import { rm, rmdir } from 'node:fs/promises';
 import { hashPassword, isAcceptablePassword, maxPasswordChars, minPasswordChars } from '../accounts/passwords.js';
 import { errors } from '../errors.js';
 import { hashKey, keyPrefix, newKey } from '../keys.js';
-import type { Account, AccountListing, DataVersion, KeyListing, NewKey, Scraper, ScraperChanges, ScraperListing, Store } from '../store/types.js';
+import type {
+  Account,
+  AccountListing,
+  DataVersion,
+  KeyListing,
+  NewKey,
+  Scraper,
+  ScraperChanges,
+  ScraperListing,
+  Store,
+} from '../store/types.js';
 import { importDataFile } from './data-file.js';
 import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
@@ -83,7 +93,13 @@ export class Catalog {
     const data = await this.importData(source, dir);
     let scraper: Scraper;
     try {
-      scraper = await this.store.addScraper({ ownerId: owner.id, name, description: opts.description, isPrivate: opts.isPrivate, data: { ...data, version: 1 } });
+      scraper = await this.store.addScraper({
+        ownerId: owner.id,
+        name,
+        description: opts.description,
+        isPrivate: opts.isPrivate,
+        data: { ...data, version: 1 },
+      });
     } catch (err) {
       await rm(data.file, { force: true });
       await rmdir(dir).catch(() => {});

@@ -36,13 +36,17 @@ async function assertSqliteFile(source: string): Promise<void> {
 }
 
 export function describeTables(db: Database.Database): TableInfo[] {
-  const names = db.prepare(
-    "select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name",
-  ).pluck().all() as string[];
+  const names = db
+    .prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name")
+    .pluck()
+    .all() as string[];
   return names.map((name) => ({
     name,
-    columns: (db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[]),
-    rows: db.prepare(`select count(*) from ${quoteIdentifier(name)}`).pluck().get() as number,
+    columns: db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[],
+    rows: db
+      .prepare(`select count(*) from ${quoteIdentifier(name)}`)
+      .pluck()
+      .get() as number,
   }));
 }
 

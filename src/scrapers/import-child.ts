@@ -10,10 +10,13 @@ import type { ImportReply, ImportRequest } from './import-process.js';
 
 process.once('message', (request: ImportRequest) => {
   // Every failure is turned into a reply by the second handler: nothing is left to reject.
-  void importDataFile(request.source, request.target).then(
-    (data): ImportReply => ({ ok: true, data }),
-    (err: unknown): ImportReply => err instanceof SiphonError
-      ? { ok: false, error: { code: err.code, status: err.status, message: err.message } }
-      : { ok: false, error: { message: err instanceof Error ? err.message : String(err) } },
-  ).then((reply) => process.send!(reply, () => process.exit(0)));
+  void importDataFile(request.source, request.target)
+    .then(
+      (data): ImportReply => ({ ok: true, data }),
+      (err: unknown): ImportReply =>
+        err instanceof SiphonError
+          ? { ok: false, error: { code: err.code, status: err.status, message: err.message } }
+          : { ok: false, error: { message: err instanceof Error ? err.message : String(err) } },
+    )
+    .then((reply) => process.send!(reply, () => process.exit(0)));
 });

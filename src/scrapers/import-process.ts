@@ -37,7 +37,10 @@ function replyError(reply: Extract<ImportReply, { ok: false }>): Error {
  * process cleans up nothing, which is why the file names are chosen here.
  */
 export function importInChildProcess(
-  source: string, dir: string, limits: ImportLimits, signal?: AbortSignal,
+  source: string,
+  dir: string,
+  limits: ImportLimits,
+  signal?: AbortSignal,
 ): Promise<Omit<DataVersion, 'version'>> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   const target = newImportTarget(dir);
@@ -73,8 +76,7 @@ export function importInChildProcess(
       // when it cannot allocate), or it was killed from outside.
       const died = () => (exitSignal === 'SIGXCPU' ? errors.importTimeout(timeoutSeconds) : errors.importResources());
       const error = failure ?? (reply ? replyError(reply) : died());
-      void Promise.all([removeDatabaseFile(target.incoming), removeDatabaseFile(target.file)])
-        .then(() => reject(error), reject);
+      void Promise.all([removeDatabaseFile(target.incoming), removeDatabaseFile(target.file)]).then(() => reject(error), reject);
     });
   });
 }

@@ -4,7 +4,18 @@ const accountName = /^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})$/;
 const scraperName = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
 
 /** Top-level paths of the site: an account with one of these names would have its page hidden. */
-export const reservedAccountNames: readonly string[] = ['docs', 'documentation', 'assets', 'healthz', 'metrics', 'api', 'signup', 'login', 'logout', 'account'];
+export const reservedAccountNames: readonly string[] = [
+  'docs',
+  'documentation',
+  'assets',
+  'healthz',
+  'metrics',
+  'api',
+  'signup',
+  'login',
+  'logout',
+  'account',
+];
 const reserved = new Set(reservedAccountNames);
 
 export function isAccountName(name: string): boolean {

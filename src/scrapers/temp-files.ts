@@ -62,6 +62,6 @@ async function removeLeftoversIn(dir: string, pattern: RegExp): Promise<string[]
  */
 export async function removeLeftoverTempFiles(dataDir: string): Promise<string[]> {
   const removed = await removeLeftoversIn(dataDir, uploadName);
-  for (const { dir } of await listScraperDirs(dataDir)) removed.push(...await removeLeftoversIn(dir, incomingName));
+  for (const { dir } of await listScraperDirs(dataDir)) removed.push(...(await removeLeftoversIn(dir, incomingName)));
   return removed;
 }

@@ -16,7 +16,11 @@ export type UploadLimits = Omit<BodyLimits, 'tooLarge'>;
  * client's business. `signal` stops the upload, failing with its reason.
  */
 export async function withUploadedFile<T>(
-  body: Readable, dir: string, limits: UploadLimits, use: (file: string) => Promise<T>, signal?: AbortSignal,
+  body: Readable,
+  dir: string,
+  limits: UploadLimits,
+  use: (file: string) => Promise<T>,
+  signal?: AbortSignal,
 ): Promise<T> {
   const file = newUploadFile(dir);
   const counter = { bytes: 0 };

@@ -21,7 +21,11 @@ export async function sweepVersions(store: Store, dataDir: string): Promise<void
 export function startVersionSweeper(store: Store, dataDir: string, onError: (err: unknown) => void): { stop(): Promise<void> } {
   let sweeping: Promise<void> | undefined;
   const timer = setInterval(() => {
-    sweeping ??= sweepVersions(store, dataDir).catch(onError).finally(() => { sweeping = undefined; });
+    sweeping ??= sweepVersions(store, dataDir)
+      .catch(onError)
+      .finally(() => {
+        sweeping = undefined;
+      });
   }, sweepIntervalMs).unref();
   return {
     async stop() {

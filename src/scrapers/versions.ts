@@ -13,7 +13,10 @@ export const versionRetentionMs = 2 * maxQueueTimeoutMs;
 const versionName = /^\d+-[0-9a-f]+\.sqlite$/;
 
 async function modifiedAt(file: string): Promise<number | undefined> {
-  return stat(file).then((s) => s.mtimeMs, () => undefined);
+  return stat(file).then(
+    (s) => s.mtimeMs,
+    () => undefined,
+  );
 }
 
 /** Called right after the switch to `file`: its modification time is from then on when it became current. */

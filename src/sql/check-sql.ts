@@ -10,8 +10,13 @@ const readKeywords = new Set(['select', 'with', 'values']);
  * `pragma_cache_size`… its set-up), and new ones come with new SQLite versions, so this is an allow-list.
  */
 export const allowedPragmaFunctions: readonly string[] = [
-  'pragma_table_info', 'pragma_table_xinfo', 'pragma_table_list',
-  'pragma_index_list', 'pragma_index_info', 'pragma_index_xinfo', 'pragma_foreign_key_list',
+  'pragma_table_info',
+  'pragma_table_xinfo',
+  'pragma_table_list',
+  'pragma_index_list',
+  'pragma_index_info',
+  'pragma_index_xinfo',
+  'pragma_foreign_key_list',
 ];
 const allowedPragmas = new Set(allowedPragmaFunctions);
 

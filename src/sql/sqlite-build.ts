@@ -10,8 +10,10 @@ export const requiredSqliteOptions: readonly string[] = ['DQS=3', 'MAX_ATTACHED=
 /** The installed SQLite lacks options Siphon relies on (a bare `npm rebuild` brings the stock build back). */
 export class SqliteBuildError extends Error {
   constructor(readonly missing: readonly string[]) {
-    super(`The installed better-sqlite3 was built without SQLite options Siphon needs (${missing.join(', ')}). ` +
-      'Run npm install, or node scripts/build-sqlite.mjs, to rebuild it.');
+    super(
+      `The installed better-sqlite3 was built without SQLite options Siphon needs (${missing.join(', ')}). ` +
+        'Run npm install, or node scripts/build-sqlite.mjs, to rebuild it.',
+    );
     this.name = 'SqliteBuildError';
   }
 }

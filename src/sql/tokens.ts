@@ -22,7 +22,12 @@ export type SqlToken =
 const space = /[ \t\n\f\r\uFEFF]/;
 const wordChar = /[A-Za-z0-9_$]/;
 /** Opening quote → closing quote. */
-const closers = new Map([['"', '"'], ['`', '`'], ["'", "'"], ['[', ']']]);
+const closers = new Map([
+  ['"', '"'],
+  ['`', '`'],
+  ["'", "'"],
+  ['[', ']'],
+]);
 
 export function* sqlTokens(sql: string): Generator<SqlToken> {
   let i = 0;
@@ -45,7 +50,8 @@ export function* sqlTokens(sql: string): Generator<SqlToken> {
       let at = i + 1;
       for (;;) {
         const end = sql.indexOf(close, at);
-        if (end === -1) { // unterminated: SQLite refuses it, but what is there is still looked at
+        if (end === -1) {
+          // unterminated: SQLite refuses it, but what is there is still looked at
           text += sql.slice(at);
           at = sql.length;
           break;

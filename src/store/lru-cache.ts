@@ -13,7 +13,10 @@ export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
   private size = 0;
 
-  constructor(private readonly capacity: number, private readonly bound?: SizeBound<K, V>) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly bound?: SizeBound<K, V>,
+  ) {}
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);

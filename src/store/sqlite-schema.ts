@@ -182,7 +182,8 @@ export function migrate(db: Database.Database, dataDir: string): void {
       if (typeof migration === 'string') db.exec(migration);
       else migration(db, dataDir);
       const broken = db.pragma('foreign_key_check') as unknown[];
-      if (broken.length > 0) throw new Error(`migration ${target} would leave ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
+      if (broken.length > 0)
+        throw new Error(`migration ${target} would leave ${broken.length} broken references: ${JSON.stringify(broken.slice(0, 3))}`);
       db.pragma(`user_version = ${target}`);
     }).immediate();
   }

@@ -31,7 +31,8 @@ function keysTable(keys: KeyListing[], csrfToken: string): SafeHtml {
   return html`<div class="table-scroll"><table class="keys">
 <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Read-only</th><th scope="col">Origins</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead>
 <tbody>
-${keys.map((k) => html`<tr data-key-id="${k.id}">
+${keys.map(
+  (k) => html`<tr data-key-id="${k.id}">
 <td><code>${k.prefix ? `${k.prefix}…` : '(made before prefixes were kept)'}</code></td>
 <td>${k.label || html`<span class="muted">none</span>`}</td>
 <td>${k.readOnly ? 'yes' : 'no'}</td>
@@ -40,7 +41,8 @@ ${keys.map((k) => html`<tr data-key-id="${k.id}">
 <td>${k.lastUsedAt ? timeElement(k.lastUsedAt) : 'never'}</td>
 <td>${k.revokedAt ? html`revoked ${timeElement(k.revokedAt)}` : html`<form method="post" action="/account/keys/revoke">${csrfField(csrfToken)}<input type="hidden" name="id" value="${k.id}"><button type="submit" class="secondary">Revoke</button></form>`}</td>
 </tr>
-`)}</tbody></table></div>`;
+`,
+)}</tbody></table></div>`;
 }
 
 function createKeyForm(model: AccountPageModel): SafeHtml {
@@ -60,17 +62,22 @@ ${csrfField(model.visitor.csrfToken)}
 
 function downloadsSection(model: AccountPageModel): SafeHtml {
   if (model.downloads.length === 0) return html`<p class="empty">You have made no downloads in the last ${model.chartDays} days.</p>`;
-  return html`${model.downloads.map((d) => html`<section class="account-downloads" data-scraper="${d.owner}/${d.name}">
+  return html`${model.downloads.map(
+    (d) => html`<section class="account-downloads" data-scraper="${d.owner}/${d.name}">
 <h3>${d.removed ? `${d.owner}/${d.name} (removed)` : html`<a href="${scraperPath(d.owner, d.name)}">${d.owner}/${d.name}</a>`}: <span data-downloads="${d.total}">${plural(d.total, 'download')}</span></h3>
 ${downloadsChart(d.perDay)}
-</section>`)}`;
+</section>`,
+  )}`;
 }
 
 function scrapersSection(scrapers: ScraperListing[]): SafeHtml {
-  if (scrapers.length === 0) return html`<p class="empty">You have no scrapers. The operator adds them (<code>siphon scraper add</code>); you can then publish their data from here or with PUT.</p>`;
-  return html`<ul class="scrapers">${scrapers.map((l) => html`<li><h3><a href="${scraperPath(l.scraper.owner.name, l.scraper.name)}">${l.scraper.name}</a>
+  if (scrapers.length === 0)
+    return html`<p class="empty">You have no scrapers. The operator adds them (<code>siphon scraper add</code>); you can then publish their data from here or with PUT.</p>`;
+  return html`<ul class="scrapers">${scrapers.map(
+    (l) => html`<li><h3><a href="${scraperPath(l.scraper.owner.name, l.scraper.name)}">${l.scraper.name}</a>
 ${l.scraper.isPrivate ? html`<span class="private-badge">private</span>` : ''}</h3>
-<p class="meta"><span>${plural(l.downloads, 'download')}</span><span>data version ${count(l.scraper.data.version)}</span></p></li>`)}</ul>`;
+<p class="meta"><span>${plural(l.downloads, 'download')}</span><span>data version ${count(l.scraper.data.version)}</span></p></li>`,
+  )}</ul>`;
 }
 
 /** `/account`: the signed-in account's keys, scrapers and own downloads, and its password. */

@@ -21,9 +21,11 @@ function examplesSection(model: DocsPageModel): SafeHtml {
   <div class="search-row"><input id="docs-scraper" name="scraper" value="${model.scraperField}" placeholder="owner/scraper" spellcheck="false">
   <button type="submit">Use it</button></div>
 </form>
-${model.builder
+${
+  model.builder
     ? html`<div id="api">${queryBuilder(model.builder)}</div>`
-    : html`<p class="empty">${model.scraperField ? `There is no public scraper ${model.scraperField}.` : 'There is no public scraper yet.'}</p>`}
+    : html`<p class="empty">${model.scraperField ? `There is no public scraper ${model.scraperField}.` : 'There is no public scraper yet.'}</p>`
+}
 </section>`;
 }
 

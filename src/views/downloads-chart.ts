@@ -26,9 +26,10 @@ export function downloadsChart(days: DayCount[]): SafeHtml {
   const busiest = days.reduce((best, d) => (d.count > best.count ? d : best), days[0] ?? { day: '', count: 0 });
   const step = (plot.right - plot.left) / Math.max(1, days.length);
   const y = (n: number) => plot.bottom - (n / max) * (plot.bottom - plot.top);
-  const summary = total === 0
-    ? `No downloads in the last ${days.length} days.`
-    : `${plural(total, 'download')} in the last ${days.length} days; the most on one day was ${count(busiest.count)}, on ${busiest.day}.`;
+  const summary =
+    total === 0
+      ? `No downloads in the last ${days.length} days.`
+      : `${plural(total, 'download')} in the last ${days.length} days; the most on one day was ${count(busiest.count)}, on ${busiest.day}.`;
   const labelled = days.length === 0 ? [] : [0, Math.floor((days.length - 1) / 2), days.length - 1];
 
   return html`<figure class="chart">
@@ -39,17 +40,34 @@ export function downloadsChart(days: DayCount[]): SafeHtml {
 <line class="grid" x1="${plot.left}" y1="${plot.top}" x2="${plot.right}" y2="${plot.top}"/>
 <text class="tick" x="${plot.left - 6}" y="${plot.top + 4}" text-anchor="end">${count(max)}</text>
 <text class="tick" x="${plot.left - 6}" y="${plot.bottom + 4}" text-anchor="end">0</text>
-${days.map((d, i) => html`<rect class="bar" x="${round(plot.left + i * step + step * 0.15)}" y="${round(y(d.count))}" width="${round(step * 0.7)}" height="${round(plot.bottom - y(d.count))}" data-day="${d.day}" data-count="${d.count}"><title>${d.day}: ${plural(d.count, 'download')}</title></rect>
-`)}${labelled.map((i, n) => html`<text class="tick" x="${round(plot.left + (n === 0 ? 0 : n === 2 ? days.length : i + 0.5) * step)}" y="${height - 12}" text-anchor="${['start', 'middle', 'end'][n]}">${i === days.length - 1 ? 'today' : shortDay(days[i]!.day)}</text>
-`)}</svg>
+${days.map(
+  (
+    d,
+    i,
+  ) => html`<rect class="bar" x="${round(plot.left + i * step + step * 0.15)}" y="${round(y(d.count))}" width="${round(step * 0.7)}" height="${round(plot.bottom - y(d.count))}" data-day="${d.day}" data-count="${d.count}"><title>${d.day}: ${plural(d.count, 'download')}</title></rect>
+`,
+)}${labelled.map(
+    (
+      i,
+      n,
+    ) => html`<text class="tick" x="${round(plot.left + (n === 0 ? 0 : n === 2 ? days.length : i + 0.5) * step)}" y="${height - 12}" text-anchor="${['start', 'middle', 'end'][n]}">${i === days.length - 1 ? 'today' : shortDay(days[i]!.day)}</text>
+`,
+  )}</svg>
 <figcaption>${summary}</figcaption>
 </figure>
-${total === 0 ? '' : html`<details class="chart-table">
+${
+  total === 0
+    ? ''
+    : html`<details class="chart-table">
 <summary>Downloads per day as a table</summary>
 <table>
 <thead><tr><th scope="col">Day (UTC)</th><th scope="col" class="num">Downloads</th></tr></thead>
 <tbody>
-${days.filter((d) => d.count > 0).reverse().map((d) => html`<tr><td>${d.day}</td><td class="num">${count(d.count)}</td></tr>\n`)}</tbody>
+${days
+  .filter((d) => d.count > 0)
+  .reverse()
+  .map((d) => html`<tr><td>${d.day}</td><td class="num">${count(d.count)}</td></tr>\n`)}</tbody>
 </table>
-</details>`}`;
+</details>`
+}`;
 }

@@ -51,7 +51,9 @@ export function formatExamples(): FormatExample[] {
     if (format.script) {
       const { param, name: scriptName, contentType } = format.script;
       examples.push({
-        id: scriptName, name: `\`${name}\` + \`${param}\` (${scriptName.toUpperCase()})`, contentType,
+        id: scriptName,
+        name: `\`${name}\` + \`${param}\` (${scriptName.toUpperCase()})`,
+        contentType,
         body: sampleBody(format, sampleCall({ [param]: 'showRows' })),
       });
     }

@@ -18,7 +18,8 @@ export interface PageOptions {
 
 /** The frame every page shares: head, site header with navigation, main, footer. */
 function visitorNav(visitor: Visitor | undefined): SafeHtml {
-  if (!visitor) return html`<a href="/login">Log in</a>
+  if (!visitor)
+    return html`<a href="/login">Log in</a>
     <a href="/signup">Sign up</a>`;
   return html`<a href="/account">${visitor.name}: keys and account</a>
     <form method="post" action="/logout" class="logout"><input type="hidden" name="_csrf" value="${visitor.csrfToken}"><button type="submit" class="link">Log out</button></form>`;

@@ -24,7 +24,11 @@ function plainText(inlineHtml: string): string {
 function anchorMaker(): (text: string) => string {
   const seen = new Map<string, number>();
   return (text) => {
-    const slug = text.toLowerCase().trim().replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .toLowerCase()
+      .trim()
+      .replace(/[^\p{L}\p{M}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     return n === 0 ? slug : `${slug}-${n}`;
@@ -68,7 +72,10 @@ export function renderMarkdown(source: string): { html: SafeHtml; headings: Head
 
 /** Text written into Markdown as text: every character Markdown or HTML would read as syntax is escaped. */
 export function markdownText(text: string): string {
-  return text.replace(/[\\`*_[\]<>|#!]/g, '\\$&').replace(/&/g, '&amp;').replace(/\r?\n/g, ' ');
+  return text
+    .replace(/[\\`*_[\]<>|#!]/g, '\\$&')
+    .replace(/&/g, '&amp;')
+    .replace(/\r?\n/g, ' ');
 }
 
 /** A fenced code block holding `body` exactly, whatever backticks it holds. */

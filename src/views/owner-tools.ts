@@ -17,9 +17,11 @@ export function ownerToolsSection(scraper: Scraper, tools: OwnerTools): SafeHtml
   const path = scraperPath(scraper.owner.name, scraper.name);
   return html`<section class="owner-tools" aria-labelledby="owner-tools">
 <h2 id="owner-tools">Your scraper</h2>
-<p class="hint">Only you see this part. ${scraper.isPrivate
-    ? 'This scraper is private: only your keys can query it, and to everyone else it does not exist.'
-    : 'This scraper is public: every key can query it, and it is listed on the site.'}</p>
+<p class="hint">Only you see this part. ${
+    scraper.isPrivate
+      ? 'This scraper is private: only your keys can query it, and to everyone else it does not exist.'
+      : 'This scraper is public: every key can query it, and it is listed on the site.'
+  }</p>
 <form method="post" action="${path}/settings" class="scraper-settings">
 ${csrfField(tools.csrfToken)}
 <div class="field"><label for="scraper-description">Description</label>

@@ -50,19 +50,23 @@ with <code>||</code>, such as <code>"street" || ', ' || "suburb"</code>. The SQL
 <code>YYYY-MM-DD</code> (with an optional time and offset) or Unix seconds, else the entry takes the date the
 data last changed. Title and content are shown as text: markup in them is never run.</p>
 <div class="atom-fields">
-${atomFields.map((f) => html`<div class="field"><label for="qb-atom-${f}">${f}</label>
+${atomFields.map(
+  (f) => html`<div class="field"><label for="qb-atom-${f}">${f}</label>
 <input id="qb-atom-${f}" data-atom-field="${f}" value="${guess[f]}" list="qb-columns" spellcheck="false" autocomplete="off"></div>
-`)}</div>
+`,
+)}</div>
 <datalist id="qb-columns"></datalist>
 </fieldset>`;
 }
 
 function exampleList(req: ApiRequest): SafeHtml {
-  return html`${examples(req).map((e, i) => html`<details data-example="${e.id}"${i === 0 ? html` open` : ''}>
+  return html`${examples(req).map(
+    (e, i) => html`<details data-example="${e.id}"${i === 0 ? html` open` : ''}>
 <summary>${e.label}</summary>
 <pre><code data-example="${e.id}">${e.code}</code></pre>
 </details>
-`)}`;
+`,
+  )}`;
 }
 
 /**
@@ -110,9 +114,11 @@ ${atomMapping(model)}
     <label for="qb-key">Your API key</label>
     <input id="qb-key" type="password" autocomplete="off" spellcheck="false" placeholder="sph_…">
     <p class="hint">Stays in this page: it is sent only to the API, in the X-API-Key header, when you press Run, and is never stored.</p>
-    ${model.keyToken
-      ? html`<p><button type="button" id="qb-new-key" class="secondary" data-csrf="${model.keyToken}">Fill in a new read-only key of mine</button> <span class="hint">(made now, listed on <a href="/account">your account page</a>, where you can revoke it)</span></p>`
-      : html`<p class="hint">No key yet? <a href="/signup">Sign up</a> or <a href="/login">log in</a> to make one.</p>`}
+    ${
+      model.keyToken
+        ? html`<p><button type="button" id="qb-new-key" class="secondary" data-csrf="${model.keyToken}">Fill in a new read-only key of mine</button> <span class="hint">(made now, listed on <a href="/account">your account page</a>, where you can revoke it)</span></p>`
+        : html`<p class="hint">No key yet? <a href="/signup">Sign up</a> or <a href="/login">log in</a> to make one.</p>`
+    }
   </div>
   <p class="buttons"><button type="button" id="qb-run">Run</button>
   <button type="button" id="qb-download" class="secondary">Download the whole database (${humanSize(scraper.data.sizeBytes)})</button></p>

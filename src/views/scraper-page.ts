@@ -23,8 +23,12 @@ function downloadsSection({ downloads, perDay }: ScraperPageModel): SafeHtml {
   return html`<section class="downloads" aria-labelledby="downloads">
 <h2 id="downloads">Downloads</h2>
 <p class="download-count">Downloaded <strong data-downloads="${downloads.total}">${plural(downloads.total, 'time')}</strong>${downloads.by.length > 0 ? ' by' : ''}</p>
-${downloads.by.length === 0 ? '' : html`<ul class="downloaders">
-${downloads.by.map((d) => html`<li><a href="${ownerPath(d.owner)}">${d.owner}</a> <span class="count" title="Downloaded ${plural(d.count, 'time')} by ${d.owner}">${count(d.count)}</span></li>\n`)}</ul>`}
+${
+  downloads.by.length === 0
+    ? ''
+    : html`<ul class="downloaders">
+${downloads.by.map((d) => html`<li><a href="${ownerPath(d.owner)}">${d.owner}</a> <span class="count" title="Downloaded ${plural(d.count, 'time')} by ${d.owner}">${count(d.count)}</span></li>\n`)}</ul>`
+}
 ${downloadsChart(perDay)}
 <p class="hint">Every API call is a download, and downloads are public: they show here, with who made them. <a href="/docs#downloads">Why?</a></p>
 </section>`;

@@ -25,9 +25,16 @@ export function humanSize(bytes: number): string {
 /** A machine-readable `<time>` showing the UTC date and minute, e.g. `21 Nov 2026, 05:45 UTC`. */
 export function timeElement(iso: string): SafeHtml {
   const date = new Date(iso);
-  const text = Number.isNaN(date.getTime()) ? iso : `${date.toLocaleString('en-GB', {
-    timeZone: 'UTC', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit',
-  })} UTC`;
+  const text = Number.isNaN(date.getTime())
+    ? iso
+    : `${date.toLocaleString('en-GB', {
+        timeZone: 'UTC',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+      })} UTC`;
   return html`<time datetime="${iso}">${text}</time>`;
 }
 

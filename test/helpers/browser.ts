@@ -15,9 +15,10 @@ const required = process.env.SIPHON_REQUIRE_BROWSER === '1';
  * A skip reason for browser tests when Chromium is not installed; false when they must run. With
  * SIPHON_REQUIRE_BROWSER=1 (CI) they always run, so a missing browser fails them instead.
  */
-export const browserSkip: string | false = existsSync(chromiumPath) || required
-  ? false
-  : `Chromium is not installed at ${chromiumPath} (apt-get install chromium); set SIPHON_REQUIRE_BROWSER=1 to make this a failure`;
+export const browserSkip: string | false =
+  existsSync(chromiumPath) || required
+    ? false
+    : `Chromium is not installed at ${chromiumPath} (apt-get install chromium); set SIPHON_REQUIRE_BROWSER=1 to make this a failure`;
 
 /**
  * Debian's Chromium, headless, driven by playwright-core (`npx playwright install` cannot download
@@ -29,8 +30,16 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -89,11 +98,14 @@ export async function startOtherOrigin(): Promise<OtherOrigin> {
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
     base: `http://127.0.0.1:${port}`,
-    serve: (p, html) => { pages.set(p, html); },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    serve: (p, html) => {
+      pages.set(p, html);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -103,8 +115,11 @@ export async function startOtherOrigin(): Promise<OtherOrigin> {
  */
 export async function jsonpCalls(browser: Browser, origin: OtherOrigin, src: string, attributes = ''): Promise<unknown[]> {
   const path = `/jsonp-${Math.random().toString(36).slice(2)}`;
-  origin.serve(path, `<!doctype html><script>window.calls = []; function got(arg) { window.calls.push(arg); }</script>
-<script src="${src.replace(/&/g, '&amp;')}" ${attributes}></script>`);
+  origin.serve(
+    path,
+    `<!doctype html><script>window.calls = []; function got(arg) { window.calls.push(arg); }</script>
+<script src="${src.replace(/&/g, '&amp;')}" ${attributes}></script>`,
+  );
   const { page, errors } = await openPage(browser);
   await page.goto(`${origin.base}${path}`);
   assert.deepEqual(errors, []);

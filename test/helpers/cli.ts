@@ -28,7 +28,7 @@ export interface CliOptions {
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const setting of allSettings) {
-    for (const name of [envName(setting), ...setting.fallbackEnv ?? []]) delete env[name];
+    for (const name of [envName(setting), ...(setting.fallbackEnv ?? [])]) delete env[name];
   }
   return { ...env, ...extra };
 }
@@ -41,13 +41,19 @@ function cliArgs(args: string[], dataDir: string | undefined): string[] {
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArgs(args, opts.dataDir), {
-      cwd: opts.cwd, env: childEnv(opts.env), stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      cwd: opts.cwd,
+      env: childEnv(opts.env),
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
@@ -108,16 +114,24 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
   // a second of CPU at every start, with other test files running beside.
   const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
   const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
-    cwd: opts.cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: opts.cwd,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   // A serve still running when the test file ends (a failed test, a file past its timeout) would
   // run on for ever, holding its port and query processes: SIGKILL, which its query processes notice too.
-  onExit(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL'); });
+  onExit(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   let stdout = '';
   let stderr = '';
   // Always drained: a serve process logs every request to stdout, and a full pipe would stall it.
-  child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
@@ -133,8 +147,13 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
       child.stdout.off('data', onData);
       const { base } = banner;
       resolve({
-        child, base, port: Number(new URL(base).port), banner: banner.message,
-        stdout: () => stdout, stderr: () => stderr, exited,
+        child,
+        base,
+        port: Number(new URL(base).port),
+        banner: banner.message,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        exited,
       });
     };
     child.stdout.on('data', onData);
@@ -208,6 +227,8 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms); }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms);
+    }),
   ]);
 }

@@ -4,7 +4,11 @@ export type LogRecord = Record<string, unknown> & { msg: string; level: number }
 
 /** Every whole line of `text` that is a JSON record, parsed (a line still being written is left out). */
 export function logRecords(text: string): LogRecord[] {
-  return text.split('\n').slice(0, -1).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogRecord);
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LogRecord);
 }
 
 export interface RequestRecord extends LogRecord {
@@ -28,7 +32,8 @@ export function requestRecords(text: string): RequestRecord[] {
 
 /** The publishes refused so far, in order, by code and status, as logged. */
 export function publishRefusals(text: string): { code: string; status: number }[] {
-  return requestRecords(text).filter((r) => r.method === 'PUT' && r.route === '/:owner/:scraper/data.sqlite' && r.code !== undefined)
+  return requestRecords(text)
+    .filter((r) => r.method === 'PUT' && r.route === '/:owner/:scraper/data.sqlite' && r.code !== undefined)
     .map((r) => ({ code: r.code!, status: r.status }));
 }
 

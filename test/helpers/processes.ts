@@ -20,12 +20,15 @@ export function isRunning(pid: number): boolean {
 
 /** The running import processes (src/scrapers/import-child.ts) whose parent is `parent`. */
 export function importProcesses(parent = process.pid): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    if (procStat(pid)?.ppid !== parent || !isRunning(pid)) return false;
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('import-child.js');
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      if (procStat(pid)?.ppid !== parent || !isRunning(pid)) return false;
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('import-child.js');
+      } catch {
+        return false;
+      }
+    });
 }

@@ -144,7 +144,9 @@ export function rawExchange(port: number, request: Buffer | string, options: Raw
         finish(false);
       }
     });
-    socket.on('error', (err: NodeJS.ErrnoException) => { error = err.code ?? err.message; });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      error = err.code ?? err.message;
+    });
     socket.on('close', () => finish(true));
     socket.on('connect', () => {
       const pieces = Math.max(1, Math.min(options.pieces ?? 1, bytes.length));

@@ -9,7 +9,10 @@ import { waitFor } from './cli.js';
  * first and the last version were read. `publish` returns why it failed, or nothing.
  */
 export async function assertReadsWholeDuringPublishes(
-  readUrl: string, from: number, versions: number[], publish: (k: number) => Promise<string | undefined>,
+  readUrl: string,
+  from: number,
+  versions: number[],
+  publish: (k: number) => Promise<string | undefined>,
 ): Promise<void> {
   let publishing = true;
   const seen: { n: number; v: number }[][] = [[], [], [], []];
@@ -50,7 +53,11 @@ export async function assertReadsWholeDuringPublishes(
     }
     // A reader's requests are sequential, so once it has seen a version it never sees an older one.
     const read = mine.map((r) => r.v);
-    assert.deepEqual(read, [...read].sort((a, b) => a - b), 'a reader went back to older data');
+    assert.deepEqual(
+      read,
+      [...read].sort((a, b) => a - b),
+      'a reader went back to older data',
+    );
     assert.equal(read.at(-1), last, 'after the last publish, the newest data');
   }
   const all = new Set(seen.flat().map((r) => r.v));

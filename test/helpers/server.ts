@@ -49,7 +49,15 @@ async function openTestStore(dataDir: string): Promise<{ store: Store; drop(): P
 export async function startServer(overrides: Partial<Config> = {}, watchLog?: (chunk: string) => void): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
   // No rate limit unless a test sets one: several tests read in tight loops, as many clients would.
-  const config = configWith({ queryProcesses: 2, logLevel: 'info', rateLimitPerMinute: 0, ...overrides, dataDir, host: '127.0.0.1', port: 0 });
+  const config = configWith({
+    queryProcesses: 2,
+    logLevel: 'info',
+    rateLimitPerMinute: 0,
+    ...overrides,
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+  });
   const { store, drop } = await openTestStore(dataDir);
   const catalog = new Catalog(store, dataDir);
   let logText = '';
@@ -61,11 +69,19 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
   const service = await startService(config, store, logStream);
   return {
     base: service.base,
-    dataDir, config, store, catalog, pool: service.pool, previews: service.previews, recorder: service.recorder, metricsUrl: service.metricsUrl,
+    dataDir,
+    config,
+    store,
+    catalog,
+    pool: service.pool,
+    previews: service.previews,
+    recorder: service.recorder,
+    metricsUrl: service.metricsUrl,
     logs: () => logText,
-    connections: () => new Promise((resolve, reject) => {
-      service.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count)));
-    }),
+    connections: () =>
+      new Promise((resolve, reject) => {
+        service.app.server.getConnections((err, count) => (err ? reject(err) : resolve(count)));
+      }),
     async close() {
       await service.close();
       await store.close();
@@ -81,10 +97,14 @@ export function dataUrl(base: string, scraper: string, format: string, params: R
 
 /** Registers `fullName` (its owner must exist) with a table `big`: 200,000 rows of ~100 bytes, about 25 MB of JSON, far more than socket buffers hold. */
 export async function addBigScraper(server: TestServer, fullName: string): Promise<void> {
-  const db = makeDb(server.dataDir, `${fullName.replace('/', '-')}.sqlite`, `
+  const db = makeDb(
+    server.dataDir,
+    `${fullName.replace('/', '-')}.sqlite`,
+    `
     create table big (id integer primary key, t text);
     with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
-    insert into big select x, printf('%090d', x) from c;`);
+    insert into big select x, printf('%090d', x) from c;`,
+  );
   await server.catalog.addScraper(fullName, db, { isPrivate: false, description: '' });
 }
 

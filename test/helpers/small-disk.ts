@@ -22,9 +22,10 @@ export class SmallDisk {
     } catch (err) {
       this.mountError = String((err as { stderr?: Buffer }).stderr ?? err).trim();
     }
-    this.skip = this.mountError === undefined || process.env.SIPHON_REQUIRE_ROOT === '1'
-      ? false
-      : `cannot mount a small tmpfs here (needs root): ${this.mountError}; set SIPHON_REQUIRE_ROOT=1 to make this a failure`;
+    this.skip =
+      this.mountError === undefined || process.env.SIPHON_REQUIRE_ROOT === '1'
+        ? false
+        : `cannot mount a small tmpfs here (needs root): ${this.mountError}; set SIPHON_REQUIRE_ROOT=1 to make this a failure`;
   }
 
   /** Fails when the disk could not be mounted (reached only when SIPHON_REQUIRE_ROOT=1). */

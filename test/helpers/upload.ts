@@ -8,8 +8,12 @@ import { dataUrl } from './server.js';
 /** Version k of a scraper's data: a table t of 100·k rows, every v equal to k; `padKb` adds that many KB of filler. */
 export function versionDb(k: number, padKb = 0): string {
   const rows = (n: number) => `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${n})`;
-  return makeDb(tempDir(), `v${k}.sqlite`, `create table t (v integer); ${rows(100 * k)} insert into t select ${k} from n;
-    ${padKb ? `create table pad (b blob); ${rows(padKb)} insert into pad select randomblob(1000) from n;` : ''}`);
+  return makeDb(
+    tempDir(),
+    `v${k}.sqlite`,
+    `create table t (v integer); ${rows(100 * k)} insert into t select ${k} from n;
+    ${padKb ? `create table pad (b blob); ${rows(padKb)} insert into pad select randomblob(1000) from n;` : ''}`,
+  );
 }
 
 /**
@@ -17,9 +21,13 @@ export function versionDb(k: number, padKb = 0): string {
  * those of this FTS5 table reads its content, a view of an endless recursive CTE.
  */
 export function endlessImportDb(): string {
-  return makeDb(tempDir(), 'endless.sqlite', `create table t (v integer); insert into t values (1);
+  return makeDb(
+    tempDir(),
+    'endless.sqlite',
+    `create table t (v integer); insert into t values (1);
     create view endless (rowid, body) as with recursive c(x) as (select 1 union all select x + 1 from c) select x, 'word' from c;
-    create virtual table f using fts5(body, content = 'endless', content_rowid = 'rowid');`);
+    create virtual table f using fts5(body, content = 'endless', content_rowid = 'rowid');`,
+  );
 }
 
 /** The temporary files of publishes (uploads and imports) in a data folder, as paths relative to it. */
@@ -41,7 +49,12 @@ export function publishUrl(base: string, scraper: string, query = ''): string {
 
 /** A publish as curl --data-binary sends it: the whole body with its Content-Length. */
 export function putBody(
-  base: string, scraper: string, body: BodyInit, headers: Record<string, string>, query = '', signal?: AbortSignal,
+  base: string,
+  scraper: string,
+  body: BodyInit,
+  headers: Record<string, string>,
+  query = '',
+  signal?: AbortSignal,
 ): Promise<Response> {
   return fetch(publishUrl(base, scraper, query), { method: 'PUT', body, headers, signal });
 }
@@ -58,7 +71,9 @@ export interface RawAnswer {
  * connection on a client still sending it.
  */
 function putRaw(
-  url: string, headers: Record<string, string>, send: (req: http.ClientRequest, answered: () => boolean) => void,
+  url: string,
+  headers: Record<string, string>,
+  send: (req: http.ClientRequest, answered: () => boolean) => void,
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -66,13 +81,17 @@ function putRaw(
       answered = true;
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (s: string) => { body += s; });
+      res.on('data', (s: string) => {
+        body += s;
+      });
       res.on('end', () => {
         req.destroy();
         resolve({ status: res.statusCode!, headers: res.headers, body });
       });
     });
-    req.on('error', (err) => { if (!answered) reject(err); });
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
     send(req, () => answered);
   });
 }
@@ -91,7 +110,10 @@ export function putChunked(url: string, headers: Record<string, string>, file: s
  * answers or `maxChunks` are sent. Only a server that refuses the body before its end can answer.
  */
 export async function putUntilAnswered(
-  url: string, headers: Record<string, string>, chunk: Buffer, maxChunks: number,
+  url: string,
+  headers: Record<string, string>,
+  chunk: Buffer,
+  maxChunks: number,
 ): Promise<RawAnswer & { chunksSent: number }> {
   let chunksSent = 0;
   const answer = await putRaw(url, { ...headers, ...chunked }, (req, answered) => {
@@ -121,8 +143,11 @@ export function putHeadersOnly(url: string, headers: Record<string, string>, con
  * mid-upload, once the server is receiving it).
  */
 export async function putPartly(
-  url: string, headers: Record<string, string>, chunk: Buffer,
-  then: 'stall' | (() => Promise<void>), stallMs = 5000,
+  url: string,
+  headers: Record<string, string>,
+  chunk: Buffer,
+  then: 'stall' | (() => Promise<void>),
+  stallMs = 5000,
 ): Promise<void> {
   const req = http.request(url, { method: 'PUT', headers: { ...headers, ...chunked } });
   req.on('error', () => {}); // the connection is meant to end unfinished
@@ -135,7 +160,9 @@ export async function putPartly(
     return;
   }
   let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<'gave up'>((resolve) => { timer = setTimeout(() => resolve('gave up'), stallMs); });
+  const gaveUp = new Promise<'gave up'>((resolve) => {
+    timer = setTimeout(() => resolve('gave up'), stallMs);
+  });
   const outcome = await Promise.race([closed, gaveUp]);
   clearTimeout(timer);
   req.destroy();

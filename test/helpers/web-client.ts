@@ -10,7 +10,10 @@ export class WebClient {
   readonly setCookies: string[] = [];
 
   /** `headers` go with every request (an `X-Forwarded-For`, to come from another address through a trusted proxy). */
-  constructor(readonly base: string, private readonly headers: Record<string, string> = {}) {}
+  constructor(
+    readonly base: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -29,7 +32,12 @@ export class WebClient {
   }
 
   async get(path: string): Promise<Response> {
-    return this.keep(await fetch(`${this.base}${path}`, { headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html' }, redirect: 'manual' }));
+    return this.keep(
+      await fetch(`${this.base}${path}`, {
+        headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html' },
+        redirect: 'manual',
+      }),
+    );
   }
 
   /** The CSRF token of the page at `path` (its first form's). */
@@ -41,10 +49,14 @@ export class WebClient {
   }
 
   async post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.keep(await fetch(`${this.base}${path}`, {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams(fields),
-      headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
-    }));
+    return this.keep(
+      await fetch(`${this.base}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        body: new URLSearchParams(fields),
+        headers: { ...this.headers, cookie: this.cookieHeader(), accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
   }
 
   /** Logs in through the form; returns the answer to the POST. */

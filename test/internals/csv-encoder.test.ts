@@ -11,7 +11,15 @@ import { textValue, type SqliteValue } from '../../src/formats/values.js';
 const libraryOptions: Options = { record_delimiter: 'unix', quoted_match: [/^$/, /[\r\n]/], eof: true };
 
 function library(columns: string[], rows: SqliteValue[][]): string {
-  return stringify([columns], libraryOptions) + (rows.length ? stringify(rows.map((row) => row.map(textValue)), libraryOptions) : '');
+  return (
+    stringify([columns], libraryOptions) +
+    (rows.length
+      ? stringify(
+          rows.map((row) => row.map(textValue)),
+          libraryOptions,
+        )
+      : '')
+  );
 }
 
 function encoded(columns: string[], rows: SqliteValue[][]): string {
@@ -38,10 +46,14 @@ test('csv: random values match csv-stringify', () => {
   const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
   const value = (): SqliteValue => {
     switch (next() % 6) {
-      case 0: return null;
-      case 1: return BigInt(next()) * (next() % 2 ? 1n : -1n) * 4_000_000_000n;
-      case 2: return (next() - 2 ** 30) / (next() % 1000 + 1);
-      case 3: return Buffer.from(Array.from({ length: next() % 5 }, () => next() % 256));
+      case 0:
+        return null;
+      case 1:
+        return BigInt(next()) * (next() % 2 ? 1n : -1n) * 4_000_000_000n;
+      case 2:
+        return (next() - 2 ** 30) / ((next() % 1000) + 1);
+      case 3:
+        return Buffer.from(Array.from({ length: next() % 5 }, () => next() % 256));
       default: {
         let s = '';
         for (let n = next() % 12; n > 0; n--) s += alphabet[next() % alphabet.length];

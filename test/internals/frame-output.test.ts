@@ -60,7 +60,12 @@ test('a query that fails midway leaves nothing of its unsent data to the next', 
   output.discard();
   await output.text('next');
   await output.finish(FrameType.end, '{"rows":1}');
-  assert.deepEqual(frames().map((f) => [f.type, f.payload.toString()]), [
-    [FrameType.data, 'sent '], [FrameType.data, 'next'], [FrameType.end, '{"rows":1}'],
-  ]);
+  assert.deepEqual(
+    frames().map((f) => [f.type, f.payload.toString()]),
+    [
+      [FrameType.data, 'sent '],
+      [FrameType.data, 'next'],
+      [FrameType.end, '{"rows":1}'],
+    ],
+  );
 });

@@ -10,7 +10,14 @@ test('frames come out whole however the stream is cut', () => {
     const parser = new FrameParser();
     const frames: Frame[] = [];
     for (let at = 0; at < stream.length; at += cut) frames.push(...parser.push(stream.subarray(at, at + cut)));
-    assert.deepEqual(frames.map((f) => f.payload), payloads, `cut every ${cut} bytes`);
-    assert.deepEqual(frames.map((f) => f.type), payloads.map((_, i) => (i % 2 ? FrameType.data : FrameType.end)));
+    assert.deepEqual(
+      frames.map((f) => f.payload),
+      payloads,
+      `cut every ${cut} bytes`,
+    );
+    assert.deepEqual(
+      frames.map((f) => f.type),
+      payloads.map((_, i) => (i % 2 ? FrameType.data : FrameType.end)),
+    );
   }
 });

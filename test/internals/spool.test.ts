@@ -50,7 +50,9 @@ test('full at its own cap, and at the cap all spools share; room again once read
   assert.equal(a.append(Buffer.alloc(600)), false, 'over its own cap');
   assert.equal(b.append(Buffer.alloc(1000)), false, 'over the shared budget');
   let resumed = false;
-  b.onRoom(() => { resumed = true; });
+  b.onRoom(() => {
+    resumed = true;
+  });
   assert.equal((await a.read())!.length, 1500);
   assert.equal((await a.read())!.length, 600);
   assert.equal(resumed, true, 'a drained file frees the shared budget');

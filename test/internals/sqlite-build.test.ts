@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/fixture-db.js';
 
 const dir = tempDir();
 const db = new Database(path.join(dir, 'build.sqlite'));
-db.exec('create table data (month text); insert into data values (\'November\'), (\'March\')');
+db.exec("create table data (month text); insert into data values ('November'), ('March')");
 after(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
@@ -25,7 +25,12 @@ test('a double-quoted word is a string where no column has the name, and the col
 
 test('no database can be attached, so ATTACH and VACUUM INTO fail inside SQLite', () => {
   const copy = path.join(dir, 'copy.sqlite');
-  for (const sql of [`attach '${path.join(dir, 'other.sqlite')}' as other`, "attach ':memory:' as other", `vacuum into '${copy}'`, 'vacuum']) {
+  for (const sql of [
+    `attach '${path.join(dir, 'other.sqlite')}' as other`,
+    "attach ':memory:' as other",
+    `vacuum into '${copy}'`,
+    'vacuum',
+  ]) {
     assert.throws(() => db.prepare(sql).run(), /too many attached databases - max 0/, sql);
   }
   assert.equal(existsSync(copy), false);
@@ -42,5 +47,8 @@ test('the server checks the same options at start, and names the ones a build la
   assert.doesNotThrow(() => assertSqliteBuild());
   const stock = ['COMPILER=gcc-12.2.0', 'DQS=0', 'MAX_ATTACHED=10', 'THREADSAFE=2'];
   assert.deepEqual(missingSqliteOptions(stock), ['DQS=3', 'MAX_ATTACHED=0']);
-  assert.match(new SqliteBuildError(missingSqliteOptions(stock)).message, /without SQLite options Siphon needs \(DQS=3, MAX_ATTACHED=0\)\. Run npm install/);
+  assert.match(
+    new SqliteBuildError(missingSqliteOptions(stock)).message,
+    /without SQLite options Siphon needs \(DQS=3, MAX_ATTACHED=0\)\. Run npm install/,
+  );
 });

@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decoyHash, hashPassword, isAcceptablePassword, maxPasswordChars, minPasswordChars, verifyPassword } from '../../accounts/passwords.js';
+import {
+  decoyHash,
+  hashPassword,
+  isAcceptablePassword,
+  maxPasswordChars,
+  minPasswordChars,
+  verifyPassword,
+} from '../../accounts/passwords.js';
 import { LoginThrottle } from '../../accounts/login-throttle.js';
 import type { Config } from '../../config.js';
 import { errors, SiphonError } from '../../errors.js';
@@ -38,7 +45,9 @@ const notices: Record<string, string> = { 'key-revoked': 'The key was revoked: i
 export function accountRoutes(app: FastifyInstance, deps: { config: Config; store: Store; catalog: Catalog }): void {
   const { config, store, catalog } = deps;
   const throttle = new LoginThrottle({
-    perAccount: config.loginFailures, perAddress: config.loginFailuresPerAddress, signupsPerAddress: config.signupsPerAddress,
+    perAccount: config.loginFailures,
+    perAddress: config.loginFailuresPerAddress,
+    signupsPerAddress: config.signupsPerAddress,
     windowMs: config.loginWindowMs,
   });
   const csrf = { preHandler: app.csrfProtection };
@@ -53,14 +62,28 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
 
   function signupRefused(request: FastifyRequest, reply: FastifyReply, err: unknown) {
     const error = asSiphonError(err, reply);
-    sendPage(reply, error.status, signupPage({
-      csrfToken: reply.generateCsrf(), name: field(request.body, 'name'), email: field(request.body, 'email'), error: error.message,
-      minPasswordChars, maxPasswordChars,
-    }), error);
+    sendPage(
+      reply,
+      error.status,
+      signupPage({
+        csrfToken: reply.generateCsrf(),
+        name: field(request.body, 'name'),
+        email: field(request.body, 'email'),
+        error: error.message,
+        minPasswordChars,
+        maxPasswordChars,
+      }),
+      error,
+    );
   }
 
-  const closedPage = (request: FastifyRequest, reply: FastifyReply) => sendPage(reply, 403, messagePage('Sign-ups are closed',
-    errors.signupClosed().message, visitorOf(request, reply)), errors.signupClosed());
+  const closedPage = (request: FastifyRequest, reply: FastifyReply) =>
+    sendPage(
+      reply,
+      403,
+      messagePage('Sign-ups are closed', errors.signupClosed().message, visitorOf(request, reply)),
+      errors.signupClosed(),
+    );
 
   app.get('/signup', async (request, reply) => {
     if (config.signup === 'closed') return closedPage(request, reply);
@@ -70,7 +93,11 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
 
   app.post('/signup', csrf, async (request, reply) => {
     if (config.signup === 'closed') return closedPage(request, reply);
-    const [name, password, email] = [field(request.body, 'name').trim(), field(request.body, 'password'), field(request.body, 'email').trim()];
+    const [name, password, email] = [
+      field(request.body, 'name').trim(),
+      field(request.body, 'password'),
+      field(request.body, 'email').trim(),
+    ];
     try {
       const wait = throttle.signupWaitSeconds(request.ip);
       if (wait > 0) {
@@ -100,8 +127,13 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
 
   app.post('/login', csrf, async (request, reply) => {
     const [name, password, next] = [field(request.body, 'name').trim(), field(request.body, 'password'), field(request.body, 'next')];
-    const refuse = (error: SiphonError) => sendPage(reply, error.status,
-      loginPage({ csrfToken: reply.generateCsrf(), name, next: next || undefined, error: error.message }), error);
+    const refuse = (error: SiphonError) =>
+      sendPage(
+        reply,
+        error.status,
+        loginPage({ csrfToken: reply.generateCsrf(), name, next: next || undefined, error: error.message }),
+        error,
+      );
     const wait = throttle.waitSeconds(name, request.ip);
     if (wait > 0) {
       request.log.info({ account: name.slice(0, 40) }, 'sign-in throttled');
@@ -109,7 +141,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     }
     const login = isAccountName(name) ? await store.findLogin(name) : undefined;
     // An unknown name costs a hash too, so timing does not tell which names exist.
-    const right = await verifyPassword(password, login?.passwordHash ?? await decoyHash()) && typeof login?.passwordHash === 'string';
+    const right = (await verifyPassword(password, login?.passwordHash ?? (await decoyHash()))) && typeof login?.passwordHash === 'string';
     if (!login || !right) {
       throttle.failed(name, request.ip);
       request.log.info({ account: name.slice(0, 40) }, 'sign-in failed');
@@ -130,11 +162,19 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
    * The account page of the visitor signed in, with what this request adds; to /login when no one is.
    * A refusal gives the page its status, Siphon-Error-Code and Retry-After.
    */
-  async function showAccount(request: FastifyRequest, reply: FastifyReply, extra: Partial<AccountPageModel> = {}, status = 200, refusal?: SiphonError) {
+  async function showAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: Partial<AccountPageModel> = {},
+    status = 200,
+    refusal?: SiphonError,
+  ) {
     const account = signedIn(request);
     if (!account) return reply.redirect('/login?next=/account', 303);
     const [keys, scrapers, downloads] = await Promise.all([
-      store.listKeys(account.id), store.listScrapers({ owner: account.name, includePrivate: true }), store.accountDownloads(account.id, chartDays),
+      store.listKeys(account.id),
+      store.listScrapers({ owner: account.name, includePrivate: true }),
+      store.accountDownloads(account.id, chartDays),
     ]);
     sendPage(reply, status, accountPage({ visitor: visitorOf(request, reply)!, keys, scrapers, downloads, chartDays, ...extra }), refusal);
   }
@@ -144,14 +184,21 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     showAccount(request, reply, { error: { form, message: error.message } }, error.status, error);
 
   app.get<{ Querystring: Form }>('/account', async (request, reply) =>
-    showAccount(request, reply, { notice: notices[field(request.query, 'done')] }));
+    showAccount(request, reply, { notice: notices[field(request.query, 'done')] }),
+  );
 
   app.post('/account/keys', csrf, async (request, reply) => {
     const account = signedIn(request);
     if (!account) return reply.redirect('/login?next=/account', 303);
     try {
-      const origins = field(request.body, 'origins').split(/\s+/).filter((o) => o !== '');
-      const key = await catalog.createKey(account.name, { label: field(request.body, 'label').trim(), readOnly: field(request.body, 'readOnly') === '1', origins });
+      const origins = field(request.body, 'origins')
+        .split(/\s+/)
+        .filter((o) => o !== '');
+      const key = await catalog.createKey(account.name, {
+        label: field(request.body, 'label').trim(),
+        readOnly: field(request.body, 'readOnly') === '1',
+        origins,
+      });
       request.log.info({ account: account.name }, 'key created on the web');
       return showAccount(request, reply, { newKey: key }, 201);
     } catch (err) {
@@ -200,7 +247,9 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     const account = signedIn(request);
     if (!account) return sendError(reply, errors.signInRequired());
     // The label names the page's scraper, cut to fit a label's 100 characters.
-    const scraper = field(request.body, 'scraper').replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '').slice(0, 80);
+    const scraper = field(request.body, 'scraper')
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, '')
+      .slice(0, 80);
     const key = await catalog.createKey(account.name, { readOnly: true, label: `query builder${scraper ? ` (${scraper})` : ''}` });
     request.log.info({ account: account.name }, 'key created for the query builder');
     return reply.header('cache-control', 'no-store').send({ key });

@@ -7,7 +7,14 @@ import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 import {
-  bodyContentType, downloadName, findFormat, formatNames, formatParams, queryFailureFor, scriptCallback, type Format,
+  bodyContentType,
+  downloadName,
+  findFormat,
+  formatNames,
+  formatParams,
+  queryFailureFor,
+  scriptCallback,
+  type Format,
 } from '../../formats/index.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { QueryRun } from '../../pool/query-run.js';
@@ -85,19 +92,26 @@ function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeade
 export function dataRoutes(
   app: FastifyInstance,
   deps: {
-    config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter;
-    limits: RequestLimits; bodyFailure: (request: FastifyRequest) => AbortSignal;
+    config: Config;
+    store: Store;
+    pool: QueryPool;
+    recorder: DownloadRecorder;
+    rateLimiter?: RateLimiter;
+    limits: RequestLimits;
+    bodyFailure: (request: FastifyRequest) => AbortSignal;
   },
 ): void {
   const { config, store, pool, recorder, rateLimiter, limits, bodyFailure } = deps;
   const bodyLimits = {
-    maxBytes: limits.maxBodyBytes, idleMs: config.clientIdleTimeoutMs, tooLarge: () => errors.bodyTooLarge(limits.maxBodyBytes),
+    maxBytes: limits.maxBodyBytes,
+    idleMs: config.clientIdleTimeoutMs,
+    tooLarge: () => errors.bodyTooLarge(limits.maxBodyBytes),
   };
 
   /** The call's parameters: the query string's and, for a POST, its body's, which win over them. */
   async function callParams(request: FastifyRequest<DataRoute>): Promise<Params> {
     if (request.method !== 'POST') return request.query;
-    return { ...request.query, ...await readQueryBody(request, bodyLimits, bodyFailure(request)) };
+    return { ...request.query, ...(await readQueryBody(request, bodyLimits, bodyFailure(request))) };
   }
 
   async function handle(request: FastifyRequest<DataRoute>, reply: FastifyReply): Promise<void> {
@@ -154,7 +168,11 @@ export function dataRoutes(
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = { ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes), ...cors, ...rateLimitHeaders(rate) };
+      const plain = {
+        ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes),
+        ...cors,
+        ...rateLimitHeaders(rate),
+      };
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
@@ -162,13 +180,23 @@ export function dataRoutes(
         return;
       }
       const source: Readable = job ? (run = pool.run(job, String(key.id))) : createReadStream(scraper.data.file);
-      const outcome: StreamOutcome = await streamResponse(request, reply, source, headers,
-        { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs }, compressorFor(coding));
+      const outcome: StreamOutcome = await streamResponse(
+        request,
+        reply,
+        source,
+        headers,
+        { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs },
+        compressorFor(coding),
+      );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
       bytes = outcome.bytes;
       rows = run?.rows ?? null;
       if (outcome.kind === 'cut') {
-        const error = outcome.error ? asSiphonError(outcome.error, reply) : outcome.reason === 'client-gone' ? errors.clientClosed() : undefined;
+        const error = outcome.error
+          ? asSiphonError(outcome.error, reply)
+          : outcome.reason === 'client-gone'
+            ? errors.clientClosed()
+            : undefined;
         status = error?.status ?? clientClosedStatus;
         noteRequest(request, { cut: outcome.reason, code: error?.code });
       }
@@ -178,8 +206,16 @@ export function dataRoutes(
     } finally {
       const download = format ? downloadName(format, callback) : formatName;
       recorder.record({
-        scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at: new Date().toISOString(),
-        format: download, query: sql, status, rows, bytes, durationMs: performance.now() - startedAt,
+        scraperId: scraper.id,
+        accountId: key.account.id,
+        keyId: key.id,
+        at: new Date().toISOString(),
+        format: download,
+        query: sql,
+        status,
+        rows,
+        bytes,
+        durationMs: performance.now() - startedAt,
       });
       noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
     }

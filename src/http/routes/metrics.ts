@@ -14,6 +14,9 @@ export function metricsRoutes(app: FastifyInstance, deps: { metrics: Metrics; to
       sendError(reply.header('www-authenticate', 'Bearer'), errors.metricsToken());
       return;
     }
-    void reply.header('cache-control', 'no-store').type(deps.metrics.registry.contentType).send(await deps.metrics.text());
+    void reply
+      .header('cache-control', 'no-store')
+      .type(deps.metrics.registry.contentType)
+      .send(await deps.metrics.text());
   });
 }

@@ -40,8 +40,10 @@ async function ownScraper(store: Store, request: FastifyRequest<ScraperRoute>): 
  * switch, through withUploadedFile and the Catalog). Answered with a redirect to the scraper's page,
  * or a page with the error's status and code.
  */
-export function ownerScraperRoutes(app: FastifyInstance,
-  deps: { config: Config; store: Store; catalog: Catalog; stopping: AbortSignal; bodyFailure: (request: FastifyRequest) => AbortSignal }): void {
+export function ownerScraperRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; catalog: Catalog; stopping: AbortSignal; bodyFailure: (request: FastifyRequest) => AbortSignal },
+): void {
   const { config, store, catalog, stopping, bodyFailure } = deps;
 
   function refused(request: FastifyRequest<ScraperRoute>, reply: FastifyReply, title: string, err: unknown): void {
@@ -49,8 +51,17 @@ export function ownerScraperRoutes(app: FastifyInstance,
     if (!request.raw.complete) void reply.header('connection', 'close');
     const error = asSiphonError(err, reply);
     const back = scraperPath(request.params.owner, request.params.scraper);
-    sendPage(reply, error.status, messagePage(title, error.message, visitorOf(request, reply),
-      error.status === 404 ? undefined : html`<p><a href="${back}">Back to the scraper</a></p>`), error);
+    sendPage(
+      reply,
+      error.status,
+      messagePage(
+        title,
+        error.message,
+        visitorOf(request, reply),
+        error.status === 404 ? undefined : html`<p><a href="${back}">Back to the scraper</a></p>`,
+      ),
+      error,
+    );
   }
 
   app.post<ScraperRoute>('/:owner/:scraper/settings', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -88,16 +99,26 @@ export function ownerScraperRoutes(app: FastifyInstance,
     try {
       const scraper = await ownScraper(store, request);
       const parts = remainingParts.get(request);
-      const file = parts && (await parts.next()).value as MultipartFile | undefined;
+      const file = parts && ((await parts.next()).value as MultipartFile | undefined);
       if (file?.type !== 'file' || file.fieldname !== 'db') throw errors.formInvalid('Choose a database file to publish.');
       const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
-      const published = await withUploadedFile(file.file, config.dataDir, limits,
+      const published = await withUploadedFile(
+        file.file,
+        config.dataDir,
+        limits,
         (path) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, path, AbortSignal.any([stopping, client.signal])),
-        AbortSignal.any([stopping, bodyFailure(request)]));
-      request.log.info({
-        scraper: `${published.owner.name}/${published.name}`, account: scraper.owner.name, version: published.data.version,
-        bytes: published.data.sizeBytes, durationMs: performance.now() - startedAt,
-      }, 'data published on the web');
+        AbortSignal.any([stopping, bodyFailure(request)]),
+      );
+      request.log.info(
+        {
+          scraper: `${published.owner.name}/${published.name}`,
+          account: scraper.owner.name,
+          version: published.data.version,
+          bytes: published.data.sizeBytes,
+          durationMs: performance.now() - startedAt,
+        },
+        'data published on the web',
+      );
       return reply.redirect(scraperPath(published.owner.name, published.name), 303);
     } catch (err) {
       refused(request, reply, 'Not published', err);

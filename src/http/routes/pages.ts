@@ -33,16 +33,20 @@ const builderFormats = formatNames.map((name) => ({ name, kind: findFormat(name)
  * The builder as the page first shows it: a table's first rows as json, or what a visitor without
  * JavaScript submitted (`?table=&sql=&format=&callback=`; never a key).
  */
-function builderModel(request: FastifyRequest<{ Querystring: Query }>, reply: FastifyReply, config: Config, scraper: Scraper): BuilderModel {
+function builderModel(
+  request: FastifyRequest<{ Querystring: Query }>,
+  reply: FastifyReply,
+  config: Config,
+  scraper: Scraper,
+): BuilderModel {
   const query = request.query;
   const tables = scraper.data.tables;
   const tableName = singleParam(query.table);
   const table = tables.find((t) => t.name === tableName) ?? tables[0];
   const formatName = singleParam(query.format) ?? '';
   const format = formatNames.includes(formatName) ? formatName : 'json';
-  const tableSql = (name: string) => (format === 'atom'
-    ? withAtomColumns('', guessAtomMapping(table?.columns.map((c) => c.name) ?? []), name)
-    : firstRowsSql(name));
+  const tableSql = (name: string) =>
+    format === 'atom' ? withAtomColumns('', guessAtomMapping(table?.columns.map((c) => c.name) ?? []), name) : firstRowsSql(name);
   const sql = singleParam(query.sql)?.slice(0, config.maxQueryChars) || (table ? tableSql(table.name) : '');
   // Checked as the API checks it: the JSONP example writes it into a script as code.
   const callback = singleParam(query.callback) ?? '';
@@ -81,9 +85,19 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
   app.get<{ Params: { owner: string } }>('/:owner', async (request, reply) => {
     const owner = await store.findAccount(request.params.owner);
     const visitor = visitorOf(request, reply);
-    if (!owner) return sendPage(reply, 404, notFoundPage(`account named ${request.params.owner}`, visitor), errors.accountNotFound(request.params.owner));
+    if (!owner)
+      return sendPage(
+        reply,
+        404,
+        notFoundPage(`account named ${request.params.owner}`, visitor),
+        errors.accountNotFound(request.params.owner),
+      );
     const own = signedIn(request)?.id === owner.id;
-    sendPage(reply, 200, ownerPage(owner.name, await store.listScrapers({ owner: owner.name, limit: listLimit, includePrivate: own }), visitor, own));
+    sendPage(
+      reply,
+      200,
+      ownerPage(owner.name, await store.listScrapers({ owner: owner.name, limit: listLimit, includePrivate: own }), visitor, own),
+    );
   });
 
   app.get<{ Params: { owner: string; scraper: string }; Querystring: Query }>('/:owner/:scraper', async (request, reply) => {
@@ -91,8 +105,10 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     const account = signedIn(request);
     const visitor = visitorOf(request, reply);
     const scraper = await findScraperFor(store, account?.id, owner, name).catch(() => undefined);
-    if (!scraper) return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
-    const ownerTools = account?.id === scraper.owner.id ? { csrfToken: visitor!.csrfToken, maxPublishBytes: config.maxPublishBytes } : undefined;
+    if (!scraper)
+      return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
+    const ownerTools =
+      account?.id === scraper.owner.id ? { csrfToken: visitor!.csrfToken, maxPublishBytes: config.maxPublishBytes } : undefined;
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
     const client = whileClientWaits(reply);
     try {
@@ -118,9 +134,15 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     } else {
       scraper = (await store.listScrapers({ limit: 1 }))[0]?.scraper;
     }
-    const builder: BuilderModel | undefined = scraper
-      && { ...builderModel(request, reply, config, scraper), hidden: scraperField ? { scraper: scraperField } : {} };
-    sendBuilderPage(reply, builder, docsPage({ reference: reference ??= apiReference(config), scraperField, builder, visitor: visitorOf(request, reply) }));
+    const builder: BuilderModel | undefined = scraper && {
+      ...builderModel(request, reply, config, scraper),
+      hidden: scraperField ? { scraper: scraperField } : {},
+    };
+    sendBuilderPage(
+      reply,
+      builder,
+      docsPage({ reference: (reference ??= apiReference(config)), scraperField, builder, visitor: visitorOf(request, reply) }),
+    );
   };
   app.get('/docs', docs);
   // Where morph.io had its API documentation, so old links keep working.

@@ -72,12 +72,20 @@ export function publishRoutes(
       const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
       // A client leaving mid-body already fails the upload, with its own message.
       const importSignal = AbortSignal.any([stopping, client.signal]);
-      const published = await withUploadedFile(body, config.dataDir, limits,
+      const published = await withUploadedFile(
+        body,
+        config.dataDir,
+        limits,
         (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal),
-        AbortSignal.any([stopping, bodyFailure(request)]));
+        AbortSignal.any([stopping, bodyFailure(request)]),
+      );
       // Without this, a key that only publishes would be listed as never used, and look safe to revoke.
       await store.recordKeyUse(key.id, new Date().toISOString());
-      noteRequest(request, { scraper: `${published.owner.name}/${published.name}`, version: published.data.version, bytes: published.data.sizeBytes });
+      noteRequest(request, {
+        scraper: `${published.owner.name}/${published.name}`,
+        version: published.data.version,
+        bytes: published.data.sizeBytes,
+      });
       void reply.header('cache-control', 'no-store').send({
         owner: published.owner.name,
         name: published.name,

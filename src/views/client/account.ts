@@ -9,8 +9,12 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-c
   button.hidden = false;
   button.addEventListener('click', () => {
     navigator.clipboard.writeText(source.textContent ?? '').then(
-      () => { button.textContent = 'Copied'; },
-      () => { button.textContent = 'Copy failed: select the key and copy it'; },
+      () => {
+        button.textContent = 'Copied';
+      },
+      () => {
+        button.textContent = 'Copy failed: select the key and copy it';
+      },
     );
   });
 }

@@ -77,9 +77,12 @@ function curl(req: ApiRequest, key: string): string {
 
 function pythonRequests(req: ApiRequest, key: string): string {
   const params = req.kind === 'rows' ? `    params={"query": ${str(req.sql)}},\n` : '';
-  const use = req.format === 'json' ? 'print(response.json())'
-    : req.kind === 'file' ? `with open(${str(fileName(req))}, "wb") as file:\n    file.write(response.content)`
-      : 'print(response.text, end="")';
+  const use =
+    req.format === 'json'
+      ? 'print(response.json())'
+      : req.kind === 'file'
+        ? `with open(${str(fileName(req))}, "wb") as file:\n    file.write(response.content)`
+        : 'print(response.text, end="")';
   return `# pip install requests
 import requests
 
@@ -94,10 +97,18 @@ ${use}`;
 }
 
 function pythonStandardLibrary(req: ApiRequest, key: string): string {
-  const read = req.format === 'json' ? 'rows = json.load(response)'
-    : req.kind === 'file' ? 'data = response.read()' : 'text = response.read().decode("utf-8")';
-  const use = req.format === 'json' ? 'print(rows)'
-    : req.kind === 'file' ? `with open(${str(fileName(req))}, "wb") as file:\n    file.write(data)` : 'print(text, end="")';
+  const read =
+    req.format === 'json'
+      ? 'rows = json.load(response)'
+      : req.kind === 'file'
+        ? 'data = response.read()'
+        : 'text = response.read().decode("utf-8")';
+  const use =
+    req.format === 'json'
+      ? 'print(rows)'
+      : req.kind === 'file'
+        ? `with open(${str(fileName(req))}, "wb") as file:\n    file.write(data)`
+        : 'print(text, end="")';
   return `import json
 import urllib.error
 import urllib.request
@@ -115,9 +126,12 @@ ${use}`;
 }
 
 function javascriptFetch(req: ApiRequest, key: string): string {
-  const use = req.format === 'json' ? 'const rows = await response.json();\nconsole.log(rows);'
-    : req.kind === 'file' ? 'const database = await response.blob();\nconsole.log(database.size, "bytes");'
-      : 'const text = await response.text();\nconsole.log(text);';
+  const use =
+    req.format === 'json'
+      ? 'const rows = await response.json();\nconsole.log(rows);'
+      : req.kind === 'file'
+        ? 'const database = await response.blob();\nconsole.log(database.size, "bytes");'
+        : 'const text = await response.text();\nconsole.log(text);';
   return `// Works from any web page (CORS) and in Node.js 18+.
 const response = await fetch(${str(requestUrl({ ...req, callback: '' }))}, {
   headers: { "X-API-Key": ${str(key)} },
@@ -160,8 +174,12 @@ function r(req: ApiRequest, key: string): string {
 }
 
 function ruby(req: ApiRequest, key: string): string {
-  const use = req.format === 'json' ? 'p JSON.parse(response.body)'
-    : req.kind === 'file' ? `File.binwrite(${rubyStr(fileName(req))}, response.body)` : 'puts response.body';
+  const use =
+    req.format === 'json'
+      ? 'p JSON.parse(response.body)'
+      : req.kind === 'file'
+        ? `File.binwrite(${rubyStr(fileName(req))}, response.body)`
+        : 'puts response.body';
   return `require "json"
 require "net/http"
 
@@ -209,8 +227,14 @@ export function guessAtomMapping(columns: readonly string[]): AtomMapping {
   return {
     title: pick('title', columns[0]),
     content: pick('content', columns[1] ?? columns[0]),
-    link: pick('link', columns.find((c) => /url|link|href/i.test(c))),
-    date: pick('date', columns.find((c) => /date|time|_at$/i.test(c))),
+    link: pick(
+      'link',
+      columns.find((c) => /url|link|href/i.test(c)),
+    ),
+    date: pick(
+      'date',
+      columns.find((c) => /date|time|_at$/i.test(c)),
+    ),
   };
 }
 

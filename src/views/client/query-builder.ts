@@ -6,8 +6,16 @@
  * submit it) and never sent anywhere else. Results are shown with textContent, never as markup.
  */
 import {
-  atomFields, examples, fileName, guessAtomMapping, keyPlaceholder, requestUrl, withAtomColumns,
-  firstRowsSql, type ApiRequest, type AtomMapping,
+  atomFields,
+  examples,
+  fileName,
+  guessAtomMapping,
+  keyPlaceholder,
+  requestUrl,
+  withAtomColumns,
+  firstRowsSql,
+  type ApiRequest,
+  type AtomMapping,
 } from './api-request.js';
 
 interface TableInfo {
@@ -45,8 +53,10 @@ function startBuilder(root: HTMLElement): void {
   const result = element<HTMLElement>(root, '#qb-result');
   const columnList = element<HTMLDataListElement>(root, '#qb-columns');
   const form = element<HTMLFormElement>(root, 'form');
-  const atomInputs = Object.fromEntries(atomFields.map((f) => [f, element<HTMLInputElement>(root, `#qb-atom-${f}`)])) as
-    Record<keyof AtomMapping, HTMLInputElement>;
+  const atomInputs = Object.fromEntries(atomFields.map((f) => [f, element<HTMLInputElement>(root, `#qb-atom-${f}`)])) as Record<
+    keyof AtomMapping,
+    HTMLInputElement
+  >;
 
   const request = (): ApiRequest => ({
     base: root.dataset.base ?? location.origin,
@@ -58,24 +68,29 @@ function startBuilder(root: HTMLElement): void {
   });
   const currentTable = () => tables.find((t) => t.name === table.value) ?? tables[0];
   const mapping = (): AtomMapping => ({
-    title: atomInputs.title.value, content: atomInputs.content.value, link: atomInputs.link.value, date: atomInputs.date.value,
+    title: atomInputs.title.value,
+    content: atomInputs.content.value,
+    link: atomInputs.link.value,
+    date: atomInputs.date.value,
   });
 
   function showExamples(): void {
     const req = request();
     url.textContent = requestUrl(req);
     const open = new Set([...list.querySelectorAll<HTMLDetailsElement>('details[open]')].map((d) => d.dataset.example));
-    list.replaceChildren(...examples(req, key.value.trim() || keyPlaceholder).map((example) => {
-      const details = make('details');
-      details.dataset.example = example.id;
-      details.open = open.has(example.id);
-      const code = make('code', example.code);
-      code.dataset.example = example.id;
-      const pre = make('pre');
-      pre.append(code);
-      details.append(make('summary', example.label), pre);
-      return details;
-    }));
+    list.replaceChildren(
+      ...examples(req, key.value.trim() || keyPlaceholder).map((example) => {
+        const details = make('details');
+        details.dataset.example = example.id;
+        details.open = open.has(example.id);
+        const code = make('code', example.code);
+        code.dataset.example = example.id;
+        const pre = make('pre');
+        pre.append(code);
+        details.append(make('summary', example.label), pre);
+        return details;
+      }),
+    );
     for (const el of root.querySelectorAll<HTMLElement>('[data-for-format]')) el.hidden = el.dataset.forFormat !== req.format;
     for (const el of root.querySelectorAll<HTMLElement>('[data-for-kind]')) el.hidden = el.dataset.forKind !== req.kind;
   }
@@ -111,8 +126,10 @@ function startBuilder(root: HTMLElement): void {
     event.preventDefault();
     void run(request(), false);
   });
-  element<HTMLButtonElement>(root, '#qb-download').addEventListener('click', () =>
-    void run({ ...request(), format: 'sqlite', kind: 'file' }, true));
+  element<HTMLButtonElement>(root, '#qb-download').addEventListener(
+    'click',
+    () => void run({ ...request(), format: 'sqlite', kind: 'file' }, true),
+  );
 
   // Signed in: one click makes a read-only key of the visitor's own (the page holds none) and fills it in.
   const newKey = root.querySelector<HTMLButtonElement>('#qb-new-key');
@@ -126,7 +143,7 @@ function startBuilder(root: HTMLElement): void {
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-csrf-token': button.dataset.csrf ?? '' },
         body: new URLSearchParams({ scraper: root.dataset.scraper ?? '' }),
       });
-      const body = await response.json() as { key?: string; error?: string };
+      const body = (await response.json()) as { key?: string; error?: string };
       if (!response.ok || !body.key) throw new Error(body.error ?? `${response.status}`);
       key.value = body.key;
       showExamples();
@@ -152,14 +169,23 @@ function startBuilder(root: HTMLElement): void {
       if (!response.ok) {
         const body = await response.text();
         let message = body;
-        try { message = (JSON.parse(body) as { error: string }).error; } catch { /* not JSON: show it as it is */ }
+        try {
+          message = (JSON.parse(body) as { error: string }).error;
+        } catch {
+          /* not JSON: show it as it is */
+        }
         showError(`${response.status}: ${message}`);
       } else if (req.kind === 'file') {
         showFile(await response.blob(), fileName(req), download);
       } else if (req.format === 'json') {
-        showRows(await response.json() as Record<string, unknown>[]);
+        showRows((await response.json()) as Record<string, unknown>[]);
       } else if (req.format === 'ndjson') {
-        showRows((await response.text()).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>));
+        showRows(
+          (await response.text())
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as Record<string, unknown>),
+        );
       } else {
         showText(await response.text());
       }
@@ -175,7 +201,11 @@ function startBuilder(root: HTMLElement): void {
   }
 
   function showRows(rows: Record<string, unknown>[]): void {
-    const summary = make('p', `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${rows.length > shownRows ? `, the first ${shownRows} shown` : ''}.`, 'muted');
+    const summary = make(
+      'p',
+      `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${rows.length > shownRows ? `, the first ${shownRows} shown` : ''}.`,
+      'muted',
+    );
     const columns = [...new Set(rows.slice(0, shownRows).flatMap((r) => Object.keys(r)))];
     const tableEl = make('table', undefined, 'data');
     const head = make('tr');
@@ -184,10 +214,14 @@ function startBuilder(root: HTMLElement): void {
     tableEl.tHead!.append(head);
     for (const row of rows.slice(0, shownRows)) {
       const tr = make('tr');
-      tr.append(...columns.map((c) => {
-        const v = row[c];
-        return v === null ? make('td', 'null', 'null') : make('td', typeof v === 'string' ? v : JSON.stringify(v), typeof v === 'number' ? 'num' : undefined);
-      }));
+      tr.append(
+        ...columns.map((c) => {
+          const v = row[c];
+          return v === null
+            ? make('td', 'null', 'null')
+            : make('td', typeof v === 'string' ? v : JSON.stringify(v), typeof v === 'number' ? 'num' : undefined);
+        }),
+      );
       tableEl.tBodies[0]!.append(tr);
     }
     const scroll = make('div', undefined, 'table-scroll');
@@ -196,7 +230,8 @@ function startBuilder(root: HTMLElement): void {
   }
 
   function showText(text: string): void {
-    const more = text.length > shownChars ? ` (the first ${shownChars.toLocaleString()} characters of ${text.length.toLocaleString()})` : '';
+    const more =
+      text.length > shownChars ? ` (the first ${shownChars.toLocaleString()} characters of ${text.length.toLocaleString()})` : '';
     result.replaceChildren(make('p', `Result${more}:`, 'muted'), make('pre', text.slice(0, shownChars)));
   }
 
