@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { hashKey } from '../src/keys.js';
 import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { DownloadRecord } from '../src/store/types.js';
+import { aDownload } from './helpers/download-record.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 
 const dir = tempDir();
@@ -25,18 +25,7 @@ test('each key gets its latest download, in batches in any order; an older one n
     description: '',
   });
   const ids = await Promise.all([first, second].map(async (k) => (await store.findKey(hashKey(k)))!.id));
-  const download = (keyId: number, at: string): DownloadRecord => ({
-    scraperId: scraper.id,
-    accountId: account.id,
-    keyId,
-    at,
-    format: 'json',
-    query: 'select 1',
-    status: 200,
-    rows: 1,
-    bytes: 1,
-    durationMs: 1,
-  });
+  const download = (keyId: number, at: string) => aDownload({ scraperId: scraper.id, accountId: account.id, keyId, at });
   const lastUse = async () => (await store.listKeys(account.id)).map((k) => k.lastUsedAt);
 
   await store.recordDownloads([

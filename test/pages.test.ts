@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { formatNames } from '../src/formats/index.js';
 import { hashKey } from '../src/keys.js';
 import { readDownloads, waitFor } from './helpers/cli.js';
+import { aDownload } from './helpers/download-record.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { repoRoot } from './helpers/paths.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
@@ -148,18 +149,9 @@ test("the chart has a bar for each of the last 90 days (UTC), ending today, with
   const key = (await server.store.findKey(hashKey(aliceKey)))!;
   const daysAgo = (n: number) => new Date(Date.now() - n * 24 * 60 * 60 * 1000).toISOString();
   await server.store.recordDownloads(
-    [daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) => ({
-      scraperId: scraper.id,
-      accountId: key.account.id,
-      keyId: key.id,
-      at,
-      format: 'json',
-      query: 'select 1',
-      status: 200,
-      rows: 1,
-      bytes: 10,
-      durationMs: 1,
-    })),
+    [daysAgo(0), daysAgo(0), daysAgo(89), daysAgo(90), daysAgo(400)].map((at) =>
+      aDownload({ scraperId: scraper.id, accountId: key.account.id, keyId: key.id, at }),
+    ),
   );
   const { text } = await page('/alice/small');
   const bars = [...text.matchAll(/data-day="([\d-]+)" data-count="(\d+)"/g)].map(([, day, n]) => ({ day: day!, count: Number(n) }));

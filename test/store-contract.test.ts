@@ -10,8 +10,9 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { PgStore } from '../src/store/pg-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { DataVersion, DownloadRecord, Store } from '../src/store/types.js';
+import type { DataVersion, Store } from '../src/store/types.js';
 import { waitFor } from './helpers/cli.js';
+import { aDownload, type DownloadFacts } from './helpers/download-record.js';
 import { tempDir } from './helpers/fixture-db.js';
 import { createTestDatabase, type TestDatabase } from './helpers/pg-database.js';
 
@@ -63,16 +64,7 @@ const version = (dataDir: string, name = '1-aa.sqlite'): DataVersion => ({
   updatedAt: '2026-03-04T05:06:07.089Z',
 });
 
-const download = (ids: { scraperId: number; accountId: number; keyId: number }, at: string): DownloadRecord => ({
-  ...ids,
-  at,
-  format: 'json',
-  query: 'select 1',
-  status: 200,
-  rows: 1,
-  bytes: 10,
-  durationMs: 1.5,
-});
+const download = (ids: Omit<DownloadFacts, 'at'>, at: string) => aDownload({ ...ids, at });
 
 /** alice's scraper `plants`, and a key of `downloader` (alice herself, or another account) to download it with. */
 async function scraperAndDownloader(store: Store, dataDir: string, downloader: string) {

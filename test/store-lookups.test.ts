@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import { hashKey } from '../src/keys.js';
 import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import { aDownload } from './helpers/download-record.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 
 const dir = tempDir();
@@ -36,18 +37,7 @@ test('a key looked up again is the kept one, until a change: revoked from anothe
 
   // The server's own download writes change no key, and keep what is kept.
   await server.recordDownloads([
-    {
-      scraperId: scraper.id,
-      accountId: first.account.id,
-      keyId: first.id,
-      at: new Date().toISOString(),
-      format: 'json',
-      query: 'select 1',
-      status: 200,
-      rows: 1,
-      bytes: 1,
-      durationMs: 1,
-    },
+    aDownload({ scraperId: scraper.id, accountId: first.account.id, keyId: first.id, at: new Date().toISOString() }),
   ]);
   assert.equal(await server.findKey(hash), first);
 

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
 import type { Account, DownloadRecord, Scraper } from '../../src/store/types.js';
+import { aDownload } from '../helpers/download-record.js';
 import { makeDb, tempDir } from '../helpers/fixture-db.js';
 
 test('a batch of downloads over several scrapers, accounts, keys and UTC days adds up to what count(*) says, batch after batch', async () => {
@@ -26,18 +27,12 @@ test('a batch of downloads over several scrapers, accounts, keys and UTC days ad
   for (let batch = 0; batch < 3; batch++) {
     const records: DownloadRecord[] = Array.from({ length: 200 }, () => {
       const who = next(accounts.length);
-      return {
+      return aDownload({
         scraperId: scrapers[next(scrapers.length)]!.id,
         accountId: accounts[who]!.id,
         keyId: keyIds[who]!,
         at: days[next(days.length)]!,
-        format: 'json',
-        query: 'select 1',
-        status: 200,
-        rows: 1,
-        bytes: 10,
-        durationMs: 1,
-      };
+      });
     });
     await store.recordDownloads(records);
   }
