@@ -66,6 +66,18 @@ describe('an open server on http', () => {
     assert.equal(again.headers.get('siphon-error-code'), 'SIPHON_ERR_ACCOUNT_EXISTS');
   });
 
+  test('a form field holding U+0000 is refused (400) and nothing of it is stored, on every engine', async () => {
+    const nina = new WebClient(server.base);
+    const refused = await signUp(nina, 'nina', { email: 'nina\u0000@example.org' });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_FORM_INVALID');
+    assert.equal(await server.store.findAccount('nina'), undefined, 'no account was made');
+    assert.equal((await signUp(nina, 'nina')).status, 303);
+    const label = await nina.post('/account/keys', { _csrf: await nina.token('/account'), label: 'maps\u0000' });
+    assert.equal(label.status, 400);
+    assert.deepEqual(await server.store.listKeys((await server.store.findAccount('nina'))!.id), [], 'no key was made');
+  });
+
   test("a form POST without its token, or with another browser's, is refused (403) and changes nothing", async () => {
     const dave = new WebClient(server.base);
     assert.equal((await signUp(dave, 'dave')).status, 303);

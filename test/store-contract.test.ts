@@ -96,6 +96,24 @@ for (const engine of engines) {
       );
     });
 
+    test('a name or search holding U+0000 (from a URL or a form) finds nothing; a download of such a query is recorded', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const { scraper, ids } = await scraperAndDownloader(store, dataDir, 'bob');
+      await store.setPasswordHash(ids.accountId, 'hash');
+      // A refused query is a download too, its SQL kept as sent: one client's NUL must not fail the batch.
+      await store.recordDownloads([
+        { ...aDownload({ ...ids, at: new Date().toISOString() }), query: 'select 1\u0000', status: 400 },
+        aDownload({ ...ids, at: new Date().toISOString() }),
+      ]);
+      assert.equal((await store.downloadStats(scraper.id)).total, 2);
+      assert.equal(await store.findAccount('bob\u0000'), undefined);
+      assert.equal(await store.findLogin('\u0000bob'), undefined);
+      assert.ok(await store.findScraper('alice', 'plants'));
+      assert.equal(await store.findScraper('alice', 'plants\u0000'), undefined);
+      assert.deepEqual(await store.listScrapers({ owner: 'al\u0000ice' }), []);
+      assert.deepEqual(await store.listScrapers({ search: '\u0000' }), []);
+    });
+
     test('keys: added by hash, listed, found, revoked by hash or by id; origins kept', async () => {
       const { store } = await engine.fresh();
       const alice = (await store.createAccount('alice'))!;

@@ -89,6 +89,14 @@ export function webScope(
       // behind a TLS proxy (the only way to an https public URL) every request arrives as HTTP.
       cookie: { path: '/', httpOnly: true, sameSite: 'lax', secure: false },
     });
+    // No stored text holds U+0000 (PostgreSQL's cannot: src/store/nul-text.ts), so a form field with
+    // one is refused whole, on every engine, before any handler stores a part of it.
+    scope.addHook('preValidation', async (request) => {
+      const fields = Object.values((request.body ?? {}) as Record<string, unknown>).flat();
+      if (fields.some((value) => typeof value === 'string' && value.includes('\u0000'))) {
+        throw errors.formInvalid('A form field cannot hold the character U+0000.');
+      }
+    });
     scope.addHook('onSend', async (request, reply) => {
       const cookies = reply.getHeader('set-cookie');
       if (secure && cookies !== undefined) {

@@ -19,6 +19,12 @@ const types = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * A text a client sent, kept as a record of what happened (a refused query's SQL), with each U+0000
+ * as U+FFFD: PostgreSQL would refuse the whole batch of downloads, everyone's, for that one character.
+ */
+export const storableText = (text: string | null): string | null => text && text.replaceAll('\u0000', '\uFFFD');
+
 /** Waiting longer than this for a connection (PostgreSQL down or unreachable) fails the call rather than holding it. */
 const connectTimeoutMs = 5000;
 

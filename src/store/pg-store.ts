@@ -5,7 +5,8 @@ import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { everyDay, lastDays } from './day-counts.js';
 import { LruCache } from './lru-cache.js';
 import { ChangeFeed } from './pg-changes.js';
-import { inTransaction, StorePool } from './pg-pool.js';
+import { holdsNul } from './nul-text.js';
+import { inTransaction, storableText, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { PgWebAccounts } from './pg-web-accounts.js';
 import type {
@@ -213,6 +214,7 @@ export class PgStore implements Store {
   }
 
   async findAccount(name: string): Promise<Account | undefined> {
+    if (holdsNul(name)) return undefined;
     const { rows } = await this.pool.query<Account>('select id, name from accounts where siphon_fold(name) = siphon_fold($1)', [name]);
     return rows[0];
   }
@@ -355,6 +357,7 @@ export class PgStore implements Store {
   }
 
   async findScraper(owner: string, name: string): Promise<Scraper | undefined> {
+    if (holdsNul(owner, name)) return undefined;
     return this.cachedLookup(this.scrapers, JSON.stringify([foldAscii(owner), foldAscii(name)]), async () => {
       const { rows } = await this.pool.query<ScraperRow>({ ...findScraperSql, values: [owner, name] });
       return rows[0] && this.toScraper(rows[0]);
@@ -423,8 +426,8 @@ export class PgStore implements Store {
         column((d) => d.accountId),
         column((d) => d.keyId),
         column((d) => d.at),
-        column((d) => d.format),
-        column((d) => d.query),
+        column((d) => storableText(d.format)),
+        column((d) => storableText(d.query)),
         column((d) => d.status),
         column((d) => d.rows),
         column((d) => d.bytes),
@@ -455,6 +458,7 @@ export class PgStore implements Store {
   }
 
   async listScrapers(options: ListScrapersOptions): Promise<ScraperListing[]> {
+    if (holdsNul(options.owner, options.search)) return [];
     const where = ['s.removed_at is null'];
     const params: unknown[] = [];
     const param = (value: unknown) => `$${params.push(value)}`;

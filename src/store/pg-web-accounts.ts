@@ -1,3 +1,4 @@
+import { holdsNul } from './nul-text.js';
 import type { StorePool } from './pg-pool.js';
 import { accountDownloadsFrom, lastDays, type AccountDayRow } from './day-counts.js';
 import type { Account, AccountScraperDownloads, SessionRecord } from './types.js';
@@ -11,6 +12,7 @@ export class PgWebAccounts {
   constructor(private readonly pool: StorePool) {}
 
   async findLogin(name: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
+    if (holdsNul(name)) return undefined;
     const { rows } = await this.pool.query<{ id: number; name: string; password_hash: string | null }>(
       'select id, name, password_hash from accounts where siphon_fold(name) = siphon_fold($1)',
       [name],

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { LruCache } from './lru-cache.js';
+import { holdsNul } from './nul-text.js';
 import { migrate } from './sqlite-schema.js';
 import { everyDay, lastDays } from './day-counts.js';
 import { SqliteWebAccounts } from './sqlite-web-accounts.js';
@@ -444,6 +445,7 @@ export class SqliteStore implements Store {
   }
 
   async listScrapers(options: ListScrapersOptions): Promise<ScraperListing[]> {
+    if (holdsNul(options.owner, options.search)) return [];
     const where = ['s.removed_at is null'];
     if (!options.includePrivate) where.push('s.private = 0');
     const params: (string | number)[] = [];

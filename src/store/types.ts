@@ -119,9 +119,9 @@ export interface ScraperListing {
 }
 
 export interface ListScrapersOptions {
-  /** Only this owner's scrapers (matched case-insensitively). */
+  /** Only this owner's scrapers (matched case-insensitively; none for a name holding U+0000). */
   owner?: string;
-  /** Only scrapers whose owner, name or description contains this text, A–Z matching a–z; `%`, `_` and `\` are plain characters. */
+  /** Only scrapers whose owner, name or description contains this text, A–Z matching a–z; `%`, `_` and `\` are plain characters; a text holding U+0000 matches nothing (src/store/nul-text.ts). */
   search?: string;
   /** Private scrapers too: for the operator, never for pages. */
   includePrivate?: boolean;

@@ -221,7 +221,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   formInvalid: {
     example: ['Choose a database file to publish.'],
     area: 'web',
-    when: "a field of one of the site's forms is missing or not allowed (a description over 1,000 characters, a visibility other than `public` or `private`, no file chosen to publish, a key to revoke that is not the account's)",
+    when: "a field of one of the site's forms is missing or not allowed (a description over 1,000 characters, a visibility other than `public` or `private`, no file chosen to publish, a key to revoke that is not the account's, any field holding the character U+0000)",
   },
   importTimeout: {
     example: [300],
