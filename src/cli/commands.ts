@@ -311,7 +311,7 @@ export const commands: readonly Command[] = [
         settings.databaseUrl.parse(to);
       } catch (err) {
         // Its value is never repeated: it may hold a password.
-        throw new UsageError(`--to must be ${(err as Error).message}`, 'store copy');
+        throw new CommandFailed(`--to must be ${(err as Error).message}`);
       }
       if (!existsSync(path.join(config.dataDir, 'siphon.db')))
         throw new CommandFailed(`there is no siphon.db in ${config.dataDir}: nothing to copy`);
