@@ -17,7 +17,6 @@ import { putBody, readVersion, versionDb } from './helpers/upload.js';
 import { WebClient } from './helpers/web-client.js';
 
 const skip = await postgresSkip();
-if (skip) console.log(`# skipped: ${skip}`);
 
 const dataDir = tempDir();
 const maps = 'https://maps.example.org';
