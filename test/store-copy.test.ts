@@ -103,9 +103,12 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
     assert.match(await cli(['downloads', 'prune', '--before', tomorrow]), /^pruned 4 downloads/);
     for (let i = 0; i < 2; i++) assert.equal((await get(node, keys.bob)).status, 200);
     assert.equal((await get(node, keys.origin, 'alice/plants', { origin: maps })).status, 200);
+    // Refused, and recorded as sent: with a NUL, which PostgreSQL's text cannot hold.
+    const nul = await fetch(dataUrl(node.base, 'alice/plants', 'json', { key: keys.bob, query: 'select 1\u0000' }));
+    assert.equal(nul.status, 400);
     const published = await putBody(node.base, 'alice/plants', readFileSync(versionDb(2)), { 'x-api-key': keys.alice });
     assert.equal(published.status, 200, await published.text());
-    await waitFor(async () => (await downloads(node)).total === 6, 5000);
+    await waitFor(async () => (await downloads(node)).total === 7, 5000);
     await cli(['scraper', 'remove', 'bob/gone']);
 
     onSqlite.json = JSON.stringify(await downloads(node));
@@ -130,7 +133,7 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
         scrapers: 3,
         sessions: 1,
         server_secrets: sqliteCount('server_secrets'),
-        downloads: 3,
+        downloads: 4,
         download_totals: sqliteCount('download_totals'),
         download_days: sqliteCount('download_days'),
         download_account_days: sqliteCount('download_account_days'),
@@ -140,6 +143,14 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
       meta.close();
     }
     assert.match(out, /^copied into PostgreSQL, in one transaction:\n/);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ query: string }>('select query from downloads where status = 400');
+      assert.deepEqual(rows, [{ query: 'select 1\uFFFD' }], "the refused query's NUL, as the PostgreSQL store keeps one");
+    } finally {
+      await client.end();
+    }
   });
 
   test('the command line on PostgreSQL lists what it listed on SQLite', async () => {
@@ -157,7 +168,7 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
     test('shows the same download counts on the scraper pages', async () => {
       assert.equal(JSON.stringify(await downloads(node)), onSqlite.json);
       assert.equal(await pageCount(node), onSqlite.page);
-      assert.equal(onSqlite.page, '6', 'the pruned downloads are counted');
+      assert.equal(onSqlite.page, '7', 'the pruned downloads are counted');
     });
 
     test('takes the same keys, refuses the revoked one, and keeps an origin key to its origin', async () => {
@@ -210,7 +221,7 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
     const other = await createTestDatabase();
     databases.push(other);
     const counts = await copyToPostgres(dataDir, other.url, 2);
-    assert.equal(counts.downloads, 3);
+    assert.equal(counts.downloads, 4);
     assert.deepEqual(await listings((args) => onPg(args, other.url)), onSqlite.lists);
   });
 

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { StoreUnavailable } from './open.js';
+import { inTransaction, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -91,8 +92,17 @@ function* batches(rows: Iterable<Row>, size: number): Generator<Row[]> {
   if (batch.length > 0) yield batch;
 }
 
-function jsonValues(row: Row, columns: readonly string[]): Row {
-  for (const column of columns) if (typeof row[column] === 'string') row[column] = JSON.parse(row[column]);
+/**
+ * The row as PostgreSQL takes it: each U+0000 as U+FFFD (its text cannot hold one, and SQLite's may:
+ * a refused query's SQL is recorded as sent; the PostgreSQL store keeps it so too), and its JSON
+ * columns as the values they hold.
+ */
+function storable(row: Row, json: readonly string[]): Row {
+  for (const [column, value] of Object.entries(row)) {
+    if (typeof value !== 'string') continue;
+    const text = value.replaceAll('\u0000', '\uFFFD');
+    row[column] = json.includes(column) ? JSON.parse(text) : text;
+  }
   return row;
 }
 
@@ -102,7 +112,7 @@ async function copyTable(source: Database.Database, target: pg.PoolClient, copy:
   let copied = 0;
   for (const batch of batches(rows, batchRows)) {
     const columns = Object.keys(batch[0]!).join(', ');
-    const values = batch.map((row) => jsonValues(row, copy.json ?? []));
+    const values = batch.map((row) => storable(row, copy.json ?? []));
     // The table's own row type reads each JSON value as its column's type: 0/1 as booleans, ISO texts as timestamptz.
     await target.query(
       `insert into ${copy.table} (${columns}) select ${columns} from json_populate_recordset(null::${copy.table}, $1) ${copy.onConflict ?? ''}`,
@@ -144,37 +154,33 @@ export async function copyToPostgres(dataDir: string, url: string, batchRows = d
   // Brings an older siphon.db to the current schema, as any command opening it does.
   await new SqliteStore(file, dataDir).close();
   const source = new Database(file, { readonly: true, fileMustExist: true });
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5000 });
-  pool.on('error', () => {});
+  // One connection: the checks, the migration and the copy run one after the other.
+  const pool = new StorePool(url, 1);
   try {
     source.exec('begin');
-    const target = await pool.connect();
+    const client = await pool.connect();
     try {
-      await refuseUnlessEmpty(target);
-      await migrate(target);
-      await target.query('begin');
-      try {
-        // A second copy (or a node's first account) waits here, then finds what the first made.
-        await target.query('lock table accounts, scrapers in exclusive mode');
-        await refuseUnlessEmpty(target);
-        const counts: CopyCounts = {};
-        for (const copy of tables) counts[copy.table] = await copyTable(source, target, copy, batchRows);
-        for (const table of identities) {
-          await target.query(`select setval(pg_get_serial_sequence('${table}', 'id'), max(id)) from ${table}`);
-        }
-        await target.query('commit');
-        return counts;
-      } catch (err) {
-        await target.query('rollback').catch(() => {});
-        throw err;
-      }
+      await refuseUnlessEmpty(client);
+      await migrate(client);
     } finally {
-      target.release();
+      client.release();
     }
+    return await inTransaction(pool, async (target) => {
+      // A second copy (or a node's first account) waits here, then finds what the first made.
+      await target.query('lock table accounts, scrapers in exclusive mode');
+      await refuseUnlessEmpty(target);
+      const counts: CopyCounts = {};
+      for (const copy of tables) counts[copy.table] = await copyTable(source, target, copy, batchRows);
+      for (const table of identities) {
+        await target.query(`select setval(pg_get_serial_sequence('${table}', 'id'), max(id)) from ${table}`);
+      }
+      return counts;
+    });
   } catch (err) {
     if (err instanceof TargetNotEmpty || err instanceof Database.SqliteError) throw err;
     // The driver's own words (connect ECONNREFUSED, database "x" does not exist…), never the URL.
-    throw new StoreUnavailable(`PostgreSQL: ${err instanceof Error ? err.message : String(err)}; nothing was copied`);
+    const reason = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+    throw new StoreUnavailable(`PostgreSQL: ${reason instanceof Error ? reason.message : String(reason)}; nothing was copied`);
   } finally {
     source.close();
     await pool.end();
