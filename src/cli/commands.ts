@@ -294,10 +294,10 @@ export const commands: readonly Command[] = [
     settings: [],
     summary: "copy the data folder's siphon.db into an empty PostgreSQL database",
     about:
-      "Copies everything of the data folder's siphon.db into the PostgreSQL database of --to, to run nodes on it: accounts (with their passwords), keys (revoked ones too), " +
+      "Copies everything of the data folder's siphon.db into the PostgreSQL database of --to, to run nodes on it: accounts (with their password hashes), keys (revoked ones too), " +
       'web sessions not yet expired and the secret their cookies are signed with, scrapers (removed ones too), every download record and the counts. ' +
       "It makes the database's schema first if need be, then copies in one transaction: all of it or nothing. " +
-      'It refuses a database that holds any account or scraper, changing nothing. siphon.db is only read. Stop the server first: downloads it records after the copy are not copied.',
+      'It refuses a database that holds any account or scraper, changing nothing. It only reads siphon.db, and refuses --database-url (the source is always siphon.db). Stop the server first: downloads it records after the copy are not copied.',
     run: async (run) => {
       const { config } = run;
       if (config.databaseUrl !== undefined) {
