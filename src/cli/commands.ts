@@ -1,13 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { allSettings, describeSettings, type Resolved } from '../config/settings.js';
+import { allSettings, describeSettings, settings, type Resolved } from '../config/settings.js';
 import type { Catalog } from '../scrapers/catalog.js';
 import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
 import { openStore } from '../store/open.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
-import { formatKeyList, formatScraperList, formatUserList } from './listings.js';
+import { formatCopyCounts, formatKeyList, formatScraperList, formatUserList } from './listings.js';
 import { readNewPassword } from './read-password.js';
 
 /** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
@@ -30,6 +30,11 @@ export const commandFlags = {
   public: { type: 'boolean', doc: 'served to every key and listed on the pages' },
   description: { type: 'string', metavar: 'TEXT', doc: "the scraper's description, shown on its page and in its feeds" },
   before: { type: 'string', metavar: 'DATE', doc: 'a day, YYYY-MM-DD: the downloads recorded before it began (UTC) are deleted' },
+  to: {
+    type: 'string',
+    metavar: 'URL',
+    doc: 'the PostgreSQL database to copy into (postgres://user:password@host:5432/db), holding no account or scraper',
+  },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
   'print-config': {
     type: 'boolean',
@@ -279,6 +284,47 @@ export const commands: readonly Command[] = [
       const before = utcDay(day);
       if (!before) throw new UsageError(`--before must be a day written YYYY-MM-DD, not ${JSON.stringify(day)}`, 'downloads prune');
       await withCatalog(run, async (catalog) => write(`pruned ${await catalog.pruneDownloads(before)} downloads recorded before ${day}\n`));
+    },
+  },
+  {
+    name: 'store copy',
+    args: [],
+    flags: ['to'],
+    required: ['to'],
+    settings: [],
+    summary: "copy the data folder's siphon.db into an empty PostgreSQL database",
+    about:
+      "Copies everything of the data folder's siphon.db into the PostgreSQL database of --to, to run nodes on it: accounts (with their password hashes), keys (revoked ones too), " +
+      'web sessions not yet expired and the secret their cookies are signed with, scrapers (removed ones too), every download record and the counts. ' +
+      "It makes the database's schema first if need be, then copies in one transaction: all of it or nothing. " +
+      'It refuses a database that holds any account or scraper, changing nothing. It only reads siphon.db, and refuses --database-url (the source is always siphon.db). Stop the server first: downloads it records after the copy are not copied.',
+    run: async (run) => {
+      const { config } = run;
+      if (config.databaseUrl !== undefined) {
+        throw new UsageError(
+          "store copy copies the data folder's siphon.db: unset --database-url and $SIPHON_DATABASE_URL, and name the target with --to",
+          'store copy',
+        );
+      }
+      const to = text(run.flags.to)!;
+      try {
+        settings.databaseUrl.parse(to);
+      } catch (err) {
+        // Its value is never repeated: it may hold a password.
+        throw new CommandFailed(`--to must be ${(err as Error).message}`);
+      }
+      if (!existsSync(path.join(config.dataDir, 'siphon.db')))
+        throw new CommandFailed(`there is no siphon.db in ${config.dataDir}: nothing to copy`);
+      // Loaded only here: the other commands on SQLite never load the PostgreSQL driver.
+      const { copyToPostgres, TargetNotEmpty } = await import('../store/copy-to-pg.js');
+      try {
+        write(formatCopyCounts(await copyToPostgres(config.dataDir, to)));
+      } catch (err) {
+        if (!(err instanceof TargetNotEmpty)) throw err;
+        throw new CommandFailed(
+          `the database of --to already holds ${err.accounts} accounts and ${err.scrapers} scrapers: store copy only copies into a database without any; nothing was changed`,
+        );
+      }
     },
   },
   {

@@ -74,3 +74,11 @@ export function formatScraperList(listings: readonly ScraperListing[]): string {
     ]),
   );
 }
+
+/** What `store copy` prints once it has committed: the rows copied, per table. */
+export function formatCopyCounts(counts: Readonly<Record<string, number>>): string {
+  return `copied into PostgreSQL, in one transaction:\n${columns(
+    ['TABLE', 'ROWS'],
+    Object.entries(counts).map(([table, rows]) => [table, String(rows)]),
+  )}`;
+}
