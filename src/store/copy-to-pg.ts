@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import type pg from 'pg';
 import { StoreUnavailable } from './open.js';
-import { inTransaction, StorePool } from './pg-pool.js';
+import { inTransaction, storableText, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -100,7 +100,7 @@ function* batches(rows: Iterable<Row>, size: number): Generator<Row[]> {
 function storable(row: Row, json: readonly string[]): Row {
   for (const [column, value] of Object.entries(row)) {
     if (typeof value !== 'string') continue;
-    const text = value.replaceAll('\u0000', '\uFFFD');
+    const text = storableText(value)!;
     row[column] = json.includes(column) ? JSON.parse(text) : text;
   }
   return row;
