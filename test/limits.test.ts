@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from './helpers/cli.js';
@@ -115,15 +116,30 @@ describe('a slow client', () => {
     assert.equal((JSON.parse(Buffer.concat(chunks).toString()) as unknown[]).length, 200000);
   });
 
-  test('a client that reads nothing is dropped after the idle limit, and its query process freed', async () => {
-    const res = await request(patientUrl('select * from big'));
+  test('a client that reads nothing is dropped after the idle limit, and its query process freed', async (t) => {
+    // The answer must be larger than all the kernel may hold for a client that reads nothing (its
+    // socket buffers grow up to tcp_rmem's and tcp_wmem's largest: 36 MB here), or the server sends
+    // it whole and has nothing to wait for. So: copies of the 22 MB table, twice that in all, on a
+    // server of its own whose query limit leaves room to make them on a busy machine.
+    const kernelBytes = ['tcp_rmem', 'tcp_wmem']
+      .map((name) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]))
+      .reduce((sum, n) => sum + n, 0);
+    const copies = Math.ceil((2 * kernelBytes) / 22_000_000);
+    const stalled = await startServer({ queryTimeoutMs: 120_000, clientIdleTimeoutMs: 2000, queryProcesses: 1 });
+    t.after(() => stalled.close());
+    const { key } = await stalled.catalog.addUser('alice');
+    await addBigScraper(stalled, 'alice/big');
+    const stalledUrl = (query: string) => dataUrl(stalled.base, 'alice/big', 'json', { key, query });
+    const res = await request(
+      stalledUrl(`with c(n) as (select 1 union all select n + 1 from c where n < ${copies}) select big.* from c, big`),
+    );
     // A paused socket does not notice being closed, so wait until the server logs that it dropped
     // the client, then read: the body must turn out cut short rather than complete.
     // Deadlines for what must come, not times measured: room for a machine busy with other files.
-    await waitFor(() => /"cut":"client-idle"/.test(patient.logs()), 30_000);
+    await waitFor(() => /"cut":"client-idle"/.test(stalled.logs()), 60_000);
     await assert.rejects(readAll(res));
-    await waitFor(() => patient.pool.readyCount === 1, 30_000);
-    assert.deepEqual(await (await fetch(patientUrl('select 3 as three'))).json(), [{ three: 3 }]);
+    await waitFor(() => stalled.pool.readyCount === 1, 30_000);
+    assert.deepEqual(await (await fetch(stalledUrl('select 3 as three'))).json(), [{ three: 3 }]);
   });
 });
 
