@@ -251,6 +251,10 @@ describe('a server with an https public URL and sign-ups closed', () => {
 
   test('the cookies are Secure; the session ends with its lifetime and is then removed', async () => {
     await accountWithPassword(server, 'leo');
+    // A session left alone past its end, made first so that it ends first: only the sweep removes it.
+    const idle = new WebClient(server.base);
+    assert.equal((await idle.logIn('leo', password)).status, 303);
+    const idleId = decodeURIComponent(idle.cookies.get('siphon_session')!).split('.')[0]!;
     const client = new WebClient(server.base);
     assert.equal((await client.logIn('leo', password)).status, 303);
     for (const flag of [/; HttpOnly/, /; SameSite=Lax/, /; Secure/]) assert.match(sessionLine(client), flag);
@@ -263,13 +267,13 @@ describe('a server with an https public URL and sign-ups closed', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.equal((await client.get('/account')).headers.get('location'), '/login?next=/account');
-    assert.equal(
-      (await server.store.findSession(sessionIdHash(id), new Date(0).toISOString())) !== undefined,
-      true,
-      'kept until the sweep',
-    );
+    // The session used as it ended may be deleted then (the plugin does, when the store gave it a
+    // moment before its end); the one left alone is kept until the sweep, which removes both.
+    assert.notEqual(await server.store.findSession(sessionIdHash(idleId), new Date(0).toISOString()), undefined, 'kept until the sweep');
     assert.ok((await server.store.removeExpiredSessions(new Date().toISOString())) >= 1);
-    assert.equal(await server.store.findSession(sessionIdHash(id), new Date(0).toISOString()), undefined, 'removed');
+    for (const ended of [idleId, id]) {
+      assert.equal(await server.store.findSession(sessionIdHash(ended), new Date(0).toISOString()), undefined, 'removed');
+    }
   });
 
   test('wrong passwords from one address are throttled whatever the account', async () => {
