@@ -6,7 +6,7 @@ import type { Scraper } from '../store/types.js';
 import type { ContentCoding } from './compression.js';
 
 /** Status recorded for a download answered from the client's cache. */
-const notModifiedStatus = 304;
+export const notModifiedStatus = 304;
 
 /**
  * The response headers with its validators:
@@ -57,9 +57,8 @@ const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'cont
  * Written on the raw response, as the streamed 200s are: Fastify's HEAD handling would add
  * `Content-Length: 0`, which on a 304 claims the full response is empty (RFC 9110 §8.6).
  */
-export function sendNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): number {
+export function sendNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): void {
   const kept = Object.entries(headers).filter(([name]) => !bodyHeaders.includes(name.toLowerCase()));
   reply.hijack();
   reply.raw.writeHead(notModifiedStatus, Object.fromEntries(kept)).end();
-  return notModifiedStatus;
 }

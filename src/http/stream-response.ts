@@ -23,6 +23,12 @@ export interface StreamLimits {
 }
 
 /**
+ * Called once the whole body is known to be complete, just before its last bytes are written: what
+ * must be kept for every answered response (its download) is kept before the client can have it.
+ */
+export type BeforeEnd = (bytes: number) => void;
+
+/**
  * Sends a stream of encoded bytes as the response body with end-to-end backpressure.
  *
  * Headers are written with the first chunk, so a source that fails before producing anything still
@@ -36,6 +42,9 @@ export interface StreamLimits {
  * backpressure still reaches the source (a paused client fills the compressor, which pauses the
  * source), and every rule above holds for the compressed body (a failure destroys the socket rather
  * than finishing the compressed stream). `bytes` counts the body before compression.
+ *
+ * `beforeEnd` runs when the body is complete, before the write that ends it (for a HEAD, before the
+ * headers are sent).
  */
 export function streamResponse(
   request: FastifyRequest,
@@ -44,6 +53,7 @@ export function streamResponse(
   headers: OutgoingHttpHeaders,
   limits: StreamLimits,
   compressor?: Transform,
+  beforeEnd?: BeforeEnd,
 ): Promise<StreamOutcome> {
   const { idleTimeoutMs, maxResponseMs } = limits;
   return new Promise((resolve) => {
@@ -91,6 +101,7 @@ export function streamResponse(
       res.writeHead(200, length === undefined ? headers : { ...headers, 'content-length': length });
       if (request.method === 'HEAD') {
         // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
+        beforeEnd?.(0);
         settle({ kind: 'complete', bytes: 0 });
         source.destroy();
         res.end();
@@ -159,10 +170,13 @@ export function streamResponse(
         const body = held ?? Buffer.alloc(0);
         held = undefined;
         start(body.length);
+        beforeEnd?.(bytes);
         res.end(body, () => settle({ kind: 'complete', bytes }));
         return;
       }
       if (!started) start();
+      if (settled) return; // a HEAD, answered by its headers
+      beforeEnd?.(bytes);
       res.end(() => settle({ kind: 'complete', bytes }));
     };
     const onError = (error: Error) => {

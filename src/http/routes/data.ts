@@ -26,7 +26,7 @@ import { authenticate } from '../authenticate.js';
 import { corsHeaders } from '../cors.js';
 import { formatCall } from '../format-call.js';
 import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
-import { isNotModified, sendNotModified, withValidators } from '../conditional.js';
+import { isNotModified, notModifiedStatus, sendNotModified, withValidators } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
 import { loggedWhenDone, noteRequest, type QueryTiming } from '../request-log.js';
@@ -157,6 +157,29 @@ export function dataRoutes(
     let rows: number | null = null;
     let bytes = 0;
     let run: QueryRun | undefined;
+    const download = format ? downloadName(format, callback) : formatName;
+    let recorded = false;
+    /**
+     * Queues the download (into the spool, when there is one) once. Called before the last byte of
+     * an answer is written, so that a node killed the moment after loses no download it answered;
+     * a response cut short is recorded after, with the status it ended with.
+     */
+    const recordDownload = () => {
+      if (recorded) return;
+      recorded = true;
+      recorder.record({
+        scraperId: scraper.id,
+        accountId: key.account.id,
+        keyId: key.id,
+        at: new Date().toISOString(),
+        format: download,
+        query: sql,
+        status,
+        rows,
+        bytes,
+        durationMs: performance.now() - startedAt,
+      });
+    };
     try {
       if (!format) throw errors.formatUnknown(formatNames);
       let job: QueryJob | undefined;
@@ -176,7 +199,9 @@ export function dataRoutes(
       const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
-        status = sendNotModified(reply, headers);
+        status = notModifiedStatus;
+        recordDownload();
+        sendNotModified(reply, headers);
         return;
       }
       const source: Readable = job ? (run = pool.run(job, String(key.id))) : createReadStream(scraper.data.file);
@@ -187,6 +212,11 @@ export function dataRoutes(
         headers,
         { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs },
         compressorFor(coding),
+        (sent) => {
+          bytes = sent;
+          rows = run?.rows ?? null;
+          recordDownload();
+        },
       );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
       bytes = outcome.bytes;
@@ -201,22 +231,12 @@ export function dataRoutes(
         noteRequest(request, { cut: outcome.reason, code: error?.code });
       }
     } catch (err) {
-      const error: SiphonError = sendError(reply, err, callback);
+      const error: SiphonError = asSiphonError(err, reply);
       status = error.status;
+      recordDownload();
+      sendError(reply, error, callback);
     } finally {
-      const download = format ? downloadName(format, callback) : formatName;
-      recorder.record({
-        scraperId: scraper.id,
-        accountId: key.account.id,
-        keyId: key.id,
-        at: new Date().toISOString(),
-        format: download,
-        query: sql,
-        status,
-        rows,
-        bytes,
-        durationMs: performance.now() - startedAt,
-      });
+      recordDownload();
       noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
     }
   }
