@@ -93,24 +93,30 @@ test('an endless export to a slow reader ends at the query time limit, and holds
 
 test("one key's flood of runaway queries does not keep another key waiting behind it", async () => {
   await quietPool();
-  const flood = Array.from({ length: 6 }, () =>
-    fetch(url(keys[0]!, runaway)).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: string } })),
-  );
+  const held = Array.from({ length: 6 }, () => new AbortController());
   const answered: string[] = [];
-  flood.forEach((p, i) => void p.then(() => answered.push(`flood${i}`)));
+  const statuses: number[] = [];
+  const flood = held.map((c, i) =>
+    fetch(url(keys[0]!, runaway), { signal: c.signal })
+      .then(async (r) => {
+        await r.arrayBuffer();
+        statuses.push(r.status);
+        answered.push(`flood${i}`);
+      })
+      .catch(() => {}),
+  );
   await waitFor(() => server.pool.stats().busy === 2 && server.pool.stats().waiting === 4, 5000);
   const other = await fetch(url(keys[1]!, 'select 3 as three'));
   answered.push('other');
   assert.deepEqual(await other.json(), [{ three: 3 }]);
-  const results = await Promise.all(flood);
   // The other key's query takes the first process that frees: after at most the two running ones.
   assert.ok(answered.indexOf('other') <= 2, `answered in order: ${answered.join(' ')}`);
-  // Past its queue (2 running + 4 waiting), the flooding key is refused with 429 and Retry-After.
-  const statuses = results.map((r) => r.status);
-  assert.ok(
-    statuses.every((s) => s === 400),
-    `runaways stopped at the limit: ${statuses.join(' ')}`,
-  );
+  // The two that ran were stopped at the time limit. The four still queued behind them would each
+  // run out the same limit (~8 s of CPU more, shown by the limits tests): their client gives up.
+  await waitFor(() => statuses.length >= 2, 10_000);
+  assert.deepEqual(statuses.slice(0, 2), [400, 400], 'runaways stopped at the limit');
+  for (const c of held) c.abort();
+  await Promise.all(flood);
 });
 
 test('past its queue a key gets 429 SIPHON_ERR_KEY_BUSY with Retry-After; other keys are served', async () => {
