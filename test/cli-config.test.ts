@@ -1,15 +1,16 @@
 /**
  * serve's settings through the real bin/siphon: each by flag and by environment variable, the flag
  * winning over the variable over the default (`--print-config` shows which), every invalid value
- * refused in one line naming the setting's flag and variable, the values reaching the running
- * server, and docs/cli.md's table listing every setting as the table of settings says.
+ * refused in one line naming the setting's flag and variable (each setting checked in-process, the
+ * process's answer shown for three), the values reaching the running server, and docs/cli.md's table
+ * listing every setting as the table of settings says.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { allSettings, defaultValue, envName, type Setting } from '../src/config/settings.js';
+import { allSettings, defaultValue, envName, resolveSettings, SettingInvalid, type Setting } from '../src/config/settings.js';
 import { commands } from '../src/cli/commands.js';
 import { addUser, runCli, runCliOk, startServe } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
@@ -136,29 +137,58 @@ describe('serve --print-config', () => {
   });
 });
 
-describe('an invalid value: exit 1, one line naming the setting by its flag and its variable, nothing created', () => {
+/** The one line bin/siphon prints for an invalid value, as asserted below. */
+function assertRefusal(line: string, setting: Setting, from: string, also: string): void {
+  const { bad } = samples[setting.flag]!;
+  const shown = setting.secret ? 'the value given' : JSON.stringify(bad);
+  assert.ok(line.startsWith(`${from} must be `), line);
+  assert.ok(line.includes(`, not ${shown} (the setting ${setting.flag}, also ${also})`), line);
+  if (setting.secret) assert.ok(!line.includes(bad), 'a secret was repeated');
+}
+
+describe('an invalid value: refused in one line naming the setting by its flag and its variable', () => {
+  // Every setting, by flag and by variable, through the resolution bin/siphon runs before any
+  // command (src/cli/main.ts); in-process, as ~80 processes would cost ~7 s of CPU for what the
+  // three runs of the real bin/siphon below show of the process itself.
   for (const setting of allSettings) {
-    test(setting.flag, async () => {
+    test(setting.flag, () => {
       const { bad } = samples[setting.flag]!;
-      const cwd = tempDir();
       const variable = envName(setting);
-      const shown = setting.secret ? 'the value given' : JSON.stringify(bad);
-      for (const [args, env, from, also] of [
-        [[`--${setting.flag}=${bad}`], {}, `--${setting.flag}`, `$${variable}`],
-        [[], { [variable]: bad }, `$${variable}`, `--${setting.flag} ${setting.metavar}`],
-      ] as [string[], Record<string, string>, string, string][]) {
+      for (const [flags, env, from, also] of [
+        [{ [setting.flag]: bad }, {}, `--${setting.flag}`, `$${variable}`],
+        [{}, { [variable]: bad }, `$${variable}`, `--${setting.flag} ${setting.metavar}`],
+      ] as [Record<string, string>, Record<string, string>, string, string][]) {
         if (bad === '' && from.startsWith('$')) continue; // an empty variable is unset
-        const r = await runCli(['serve', ...args], { env, cwd });
-        assert.equal(r.code, 1, r.stderr);
-        assert.equal(r.stdout, '');
-        assert.equal(r.stderr.split('\n').length, 2, `one line: ${r.stderr}`);
-        assert.ok(r.stderr.startsWith(`siphon: ${from} must be `), r.stderr);
-        assert.ok(r.stderr.includes(`, not ${shown} (the setting ${setting.flag}, also ${also})`), r.stderr);
-        if (setting.secret) assert.ok(!r.stderr.includes(bad), 'a secret was repeated');
+        assert.throws(
+          () => resolveSettings([setting.key], flags, env),
+          (err: unknown) => {
+            assert.ok(err instanceof SettingInvalid, String(err));
+            assert.ok(!err.message.includes('\n'), `one line: ${err.message}`);
+            assertRefusal(err.message, setting, from, also);
+            return true;
+          },
+        );
       }
-      assert.equal(existsSync(path.join(cwd, 'data')), false);
     });
   }
+
+  test('bin/siphon serve: exit 1, the line on stderr, nothing on stdout, nothing created', async () => {
+    const bySetting = (flag: string) => allSettings.find((s) => s.flag === flag)!;
+    for (const [setting, args, env, from, also] of [
+      [bySetting('port'), ['--port=65536'], {}, '--port', '$SIPHON_PORT'],
+      [bySetting('query-timeout'), [], { SIPHON_QUERY_TIMEOUT: '0' }, '$SIPHON_QUERY_TIMEOUT', '--query-timeout SECONDS'],
+      [bySetting('metrics-token'), ['--metrics-token', 'too short'], {}, '--metrics-token', '$SIPHON_METRICS_TOKEN'],
+    ] as [Setting, string[], Record<string, string>, string, string][]) {
+      const cwd = tempDir();
+      const r = await runCli(['serve', ...args], { env, cwd });
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.split('\n').length, 2, `one line: ${r.stderr}`);
+      assert.ok(r.stderr.startsWith('siphon: '), r.stderr);
+      assertRefusal(r.stderr.slice('siphon: '.length).trimEnd(), setting, from, also);
+      assert.equal(existsSync(path.join(cwd, 'data')), false);
+    }
+  });
 });
 
 describe('the settings reach the running server', () => {
@@ -237,7 +267,12 @@ test("docs/cli.md's Configuration table lists every setting as src/config/settin
 test('help and --version', async () => {
   const cwd = tempDir();
   const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-  assert.deepEqual(await runCli(['--version'], { cwd }), { code: 0, signal: null, stdout: `siphon ${version}\n`, stderr: '' });
+  assert.deepEqual(await runCli(['--version'], { cwd, ownProcess: true }), {
+    code: 0,
+    signal: null,
+    stdout: `siphon ${version}\n`,
+    stderr: '',
+  });
   const serveHelp = await runCliOk(['help', 'serve'], { cwd });
   assert.equal(await runCliOk(['serve', '--help'], { cwd }), serveHelp);
   for (const setting of allSettings) {

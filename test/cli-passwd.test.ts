@@ -41,7 +41,7 @@ test('user passwd sets the password from the first line of stdin and logs the ac
   await store.close();
 
   const secret = 'piped in, not in ps';
-  const r = await runCli(['user', 'passwd', 'alice'], { dataDir, input: `${secret}\nsecond line ignored\n` });
+  const r = await runCli(['user', 'passwd', 'alice'], { dataDir, input: `${secret}\nsecond line ignored\n`, ownProcess: true });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'password set for alice; its web sessions are logged out\n');
   const after = (await login('alice'))!;

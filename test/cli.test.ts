@@ -24,18 +24,21 @@ describe('commands work end to end through bin/siphon', () => {
   const dataDir = tempDir();
 
   test('user add prints exactly one line holding a key, key create prints a different one, both work over HTTP', async () => {
-    const first = await runCliOk(['user', 'add', 'alice'], { dataDir });
+    const first = await runCliOk(['user', 'add', 'alice'], { dataDir, ownProcess: true });
     assert.match(first, /^sph_\S+\n$/, 'one line, nothing else');
     const key1 = first.trim();
     assert.match(key1, keyLine);
-    const second = await runCliOk(['key', 'create', 'alice'], { dataDir });
+    const second = await runCliOk(['key', 'create', 'alice'], { dataDir, ownProcess: true });
     assert.match(second, /^sph_\S+\n$/);
     const key2 = second.trim();
     assert.notEqual(key2, key1);
-    const readOnly = (await runCliOk(['key', 'create', 'alice', '--read-only'], { dataDir })).trim();
+    const readOnly = (await runCliOk(['key', 'create', 'alice', '--read-only'], { dataDir, ownProcess: true })).trim();
     assert.match(readOnly, keyLine);
 
-    const added = await runCliOk(['scraper', 'add', 'alice/things', '--db', goodDb, '--description', 'Some things'], { dataDir });
+    const added = await runCliOk(['scraper', 'add', 'alice/things', '--db', goodDb, '--description', 'Some things'], {
+      dataDir,
+      ownProcess: true,
+    });
     assert.match(added, /added alice\/things \(public\): t \(3 rows\)/);
 
     const server = await startServe(['--port', '0'], { dataDir });
@@ -54,7 +57,7 @@ describe('commands work end to end through bin/siphon', () => {
   });
 
   test('scraper add --private registers a scraper the API does not reveal', async () => {
-    await runCliOk(['scraper', 'add', 'alice/secret', '--db', goodDb, '--private'], { dataDir });
+    await runCliOk(['scraper', 'add', 'alice/secret', '--db', goodDb, '--private'], { dataDir, ownProcess: true });
     assert.equal(countRows(dataDir).scrapers, 2);
     const server = await startServe(['--port', '0'], { dataDir });
     try {
@@ -66,13 +69,13 @@ describe('commands work end to end through bin/siphon', () => {
   });
 
   test('key revoke prints revoked and exits 0', async () => {
-    const key = (await runCliOk(['key', 'create', 'alice'], { dataDir })).trim();
-    assert.equal(await runCliOk(['key', 'revoke', key], { dataDir }), 'revoked\n');
+    const key = (await runCliOk(['key', 'create', 'alice'], { dataDir, ownProcess: true })).trim();
+    assert.equal(await runCliOk(['key', 'revoke', key], { dataDir, ownProcess: true }), 'revoked\n');
   });
 
   test('scraper publish replaces the data', async () => {
     const newer = makeDb(sourceDir, 'newer.sqlite', `create table u (y text); insert into u values ('a');`);
-    assert.match(await runCliOk(['scraper', 'publish', 'alice/things', '--db', newer], { dataDir }), /data version 2/);
+    assert.match(await runCliOk(['scraper', 'publish', 'alice/things', '--db', newer], { dataDir, ownProcess: true }), /data version 2/);
   });
 });
 
@@ -329,7 +332,7 @@ test('--demo prints the same working key at every start, and seeds the demo once
 test('--help exits 0 with the usage on stdout', async () => {
   const cwd = tempDir();
   for (const args of [['--help'], ['-h'], ['help'], []]) {
-    const r = await runCli(args, { cwd });
+    const r = await runCli(args, { cwd, ownProcess: true });
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^Usage: siphon \[--data-dir DIR\] <command>/);
     assert.match(r.stdout, /scraper publish OWNER\/NAME/);

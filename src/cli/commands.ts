@@ -8,6 +8,7 @@ import { openStore } from '../store/open.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
 import { formatCopyCounts, formatKeyList, formatScraperList, formatUserList } from './listings.js';
+import type { CliIo } from './io.js';
 import { readNewPassword } from './read-password.js';
 
 /** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
@@ -58,6 +59,7 @@ export interface CommandRun {
   config: Config;
   /** The same settings with where each came from, for --print-config. */
   resolved: Resolved<keyof Config>;
+  io: CliIo;
 }
 
 export interface Command {
@@ -76,10 +78,6 @@ export interface Command {
   about: string;
   run(command: CommandRun): Promise<void>;
 }
-
-const write = (text: string) => {
-  process.stdout.write(text);
-};
 
 /**
  * Opens the data folder's store (creating both if need be) and a catalog over it, runs `use`, and
@@ -119,7 +117,7 @@ export const commands: readonly Command[] = [
       'Creates an account and prints its first API key, alone on one line. The key is labelled "first key" unless --label says otherwise.',
     run: (run) =>
       withCatalog(run, async (catalog) => {
-        write(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
+        run.io.stdout(`${(await catalog.addUser(run.args[0]!, { label: text(run.flags.label) })).key}\n`);
       }),
   },
   {
@@ -131,11 +129,11 @@ export const commands: readonly Command[] = [
     about:
       'Sets the password account NAME signs in with on the web, and logs out its sessions. The password is typed twice at a prompt that does not show it, or, when stdin is not a terminal, is the first line piped in (`printf \'%s\\n\' "$PW" | siphon user passwd NAME`); never an argument, which every user of the machine could read in ps. 10 to 200 characters.',
     run: async (run) => {
-      const password = await readNewPassword();
+      const password = await readNewPassword(run.io);
       if (password === undefined) throw new CommandFailed('the two passwords typed differ; nothing was changed');
       await withCatalog(run, async (catalog) => {
         const account = await catalog.setPassword(run.args[0]!, password);
-        write(`password set for ${account.name}; its web sessions are logged out\n`);
+        run.io.stdout(`password set for ${account.name}; its web sessions are logged out\n`);
       });
     },
   },
@@ -147,7 +145,7 @@ export const commands: readonly Command[] = [
     summary: 'every account: created, keys, scrapers',
     about:
       'Lists every account, by name: when it was created (UTC), its keys that work, its revoked keys and its scrapers (private ones included).',
-    run: (run) => withCatalog(run, async (catalog) => write(formatUserList(await catalog.listUsers()))),
+    run: (run) => withCatalog(run, async (catalog) => run.io.stdout(formatUserList(await catalog.listUsers()))),
   },
   {
     name: 'key create',
@@ -163,7 +161,7 @@ export const commands: readonly Command[] = [
           origins: run.flags.origin as string[] | undefined,
           label: text(run.flags.label),
         });
-        write(`${key}\n`);
+        run.io.stdout(`${key}\n`);
       }),
   },
   {
@@ -174,7 +172,7 @@ export const commands: readonly Command[] = [
     summary: "the account's keys (never the keys themselves)",
     about:
       "Lists the account's keys, oldest first: prefix, label, read-only, origins, created, last used, revoked. Never a key or its hash.",
-    run: (run) => withCatalog(run, async (catalog) => write(formatKeyList(await catalog.listKeys(run.args[0]!)))),
+    run: (run) => withCatalog(run, async (catalog) => run.io.stdout(formatKeyList(await catalog.listKeys(run.args[0]!)))),
   },
   {
     name: 'key revoke',
@@ -186,7 +184,7 @@ export const commands: readonly Command[] = [
     run: (run) =>
       withCatalog(run, async (catalog) => {
         if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
-        write('revoked\n');
+        run.io.stdout('revoked\n');
       }),
   },
   {
@@ -204,7 +202,7 @@ export const commands: readonly Command[] = [
           isPrivate: run.flags.private === true,
           description: text(run.flags.description) ?? '',
         });
-        write(
+        run.io.stdout(
           `added ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${s.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || 'no tables'}\n`,
         );
       }),
@@ -220,7 +218,7 @@ export const commands: readonly Command[] = [
     run: (run) =>
       withCatalog(run, async (catalog) => {
         const s = await catalog.publish(run.args[0]!, path.resolve(text(run.flags.db)!));
-        write(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
+        run.io.stdout(`published ${s.owner.name}/${s.name}, data version ${s.data.version}\n`);
       }),
   },
   {
@@ -239,7 +237,7 @@ export const commands: readonly Command[] = [
       await withCatalog(run, async (catalog) => {
         const isPrivate = makePrivate ? true : makePublic ? false : undefined;
         const s = await catalog.setScraper(run.args[0]!, { description: text(description), isPrivate });
-        write(`updated ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${JSON.stringify(s.description)}\n`);
+        run.io.stdout(`updated ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${JSON.stringify(s.description)}\n`);
       });
     },
   },
@@ -256,7 +254,7 @@ export const commands: readonly Command[] = [
     run: (run) =>
       withCatalog(run, async (catalog) => {
         const s = await catalog.removeScraper(run.args[0]!);
-        write(`removed ${s.owner.name}/${s.name}\n`);
+        run.io.stdout(`removed ${s.owner.name}/${s.name}\n`);
       }),
   },
   {
@@ -267,7 +265,7 @@ export const commands: readonly Command[] = [
     summary: "every scraper, or OWNER's: visibility, version, size, updated, downloads, tables",
     about:
       'Lists every scraper (or those of OWNER), private ones marked, by owner and name: data version, size, when its data last changed (UTC), downloads and tables.',
-    run: (run) => withCatalog(run, async (catalog) => write(formatScraperList(await catalog.listScrapers(run.args[0])))),
+    run: (run) => withCatalog(run, async (catalog) => run.io.stdout(formatScraperList(await catalog.listScrapers(run.args[0])))),
   },
   {
     name: 'downloads prune',
@@ -283,7 +281,9 @@ export const commands: readonly Command[] = [
       const day = text(run.flags.before)!;
       const before = utcDay(day);
       if (!before) throw new UsageError(`--before must be a day written YYYY-MM-DD, not ${JSON.stringify(day)}`, 'downloads prune');
-      await withCatalog(run, async (catalog) => write(`pruned ${await catalog.pruneDownloads(before)} downloads recorded before ${day}\n`));
+      await withCatalog(run, async (catalog) =>
+        run.io.stdout(`pruned ${await catalog.pruneDownloads(before)} downloads recorded before ${day}\n`),
+      );
     },
   },
   {
@@ -308,7 +308,7 @@ export const commands: readonly Command[] = [
       }
       const to = text(run.flags.to)!;
       try {
-        settings.databaseUrl.parse(to);
+        settings.databaseUrl.parse(to, run.io.cwd);
       } catch (err) {
         // Its value is never repeated: it may hold a password.
         throw new CommandFailed(`--to must be ${(err as Error).message}`);
@@ -318,7 +318,7 @@ export const commands: readonly Command[] = [
       // Loaded only here: the other commands on SQLite never load the PostgreSQL driver.
       const { copyToPostgres, TargetNotEmpty } = await import('../store/copy-to-pg.js');
       try {
-        write(formatCopyCounts(await copyToPostgres(config.dataDir, to)));
+        run.io.stdout(formatCopyCounts(await copyToPostgres(config.dataDir, to)));
       } catch (err) {
         if (!(err instanceof TargetNotEmpty)) throw err;
         throw new CommandFailed(
@@ -338,7 +338,7 @@ export const commands: readonly Command[] = [
       'Each setting is a flag, else its environment variable, else its default.',
     run: async (run) => {
       if (run.flags['print-config']) {
-        write(describeSettings(run.resolved));
+        run.io.stdout(describeSettings(run.resolved));
         return;
       }
       const { config } = run;

@@ -7,6 +7,7 @@ import { SqliteBuildError } from '../sql/sqlite-build.js';
 import { StoreUnavailable } from '../store/open.js';
 import { readArgs, UsageError, type FlagSpec } from './args.js';
 import { CommandFailed, commandFlags, findCommand, storeSettings, type Command, type CommandFlag, type FlagDoc } from './commands.js';
+import { processIo, type CliIo } from './io.js';
 import { commandHelp, overview } from './usage.js';
 import { siphonVersion } from './version.js';
 
@@ -31,22 +32,22 @@ function flagsOf(command: Command): Set<string> {
   return new Set([...command.flags, ...[...command.settings, ...storeSettings].map((key) => settings[key].flag)]);
 }
 
-async function run(argv: string[]): Promise<void> {
+async function run(argv: string[], io: CliIo): Promise<void> {
   const { flags, positionals } = readArgs(argv, knownFlags);
   if (positionals.length === 0) {
-    if (flags.version) process.stdout.write(`siphon ${siphonVersion()}\n`);
-    else if (flags.help || Object.keys(flags).length === 0) process.stdout.write(overview());
+    if (flags.version) io.stdout(`siphon ${siphonVersion()}\n`);
+    else if (flags.help || Object.keys(flags).length === 0) io.stdout(overview());
     else throw new UsageError('no command given');
     return;
   }
   if (positionals[0] === 'help') {
-    process.stdout.write(positionals.length === 1 ? overview() : commandHelp(commandNamed(positionals.slice(1))));
+    io.stdout(positionals.length === 1 ? overview() : commandHelp(commandNamed(positionals.slice(1))));
     return;
   }
   const command = findCommand(positionals);
   if (!command) throw unknownCommand(positionals);
   if (flags.help) {
-    process.stdout.write(commandHelp(command));
+    io.stdout(commandHelp(command));
     return;
   }
 
@@ -70,12 +71,13 @@ async function run(argv: string[]): Promise<void> {
       throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
   }
   const settingTexts = Object.fromEntries(Object.entries(flags).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const resolved = resolveSettings([...storeSettings, ...command.settings], settingTexts, process.env);
+  const resolved = resolveSettings([...storeSettings, ...command.settings], settingTexts, io.env, io.cwd);
   await command.run({
     args,
     flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,
     config: configWith(resolved.values),
     resolved,
+    io,
   });
 }
 
@@ -101,7 +103,18 @@ function oneLine(err: unknown): string | undefined {
   return undefined;
 }
 
-run(process.argv.slice(2)).catch((err: unknown) => {
-  process.stderr.write(`siphon: ${oneLine(err) ?? (err instanceof Error ? err.stack : String(err))}\n`);
-  process.exitCode = 1;
-});
+/** Runs the command `argv` names; resolves with its exit status, having said why on stderr when it is 1. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  try {
+    await run(argv, io);
+    return 0;
+  } catch (err) {
+    io.stderr(`siphon: ${oneLine(err) ?? (err instanceof Error ? err.stack : String(err))}\n`);
+    return 1;
+  }
+}
+
+/** `bin/siphon`: the command of this process's arguments, on its own streams. */
+export async function runProcess(): Promise<void> {
+  process.exitCode = await main(process.argv.slice(2), processIo());
+}

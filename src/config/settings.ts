@@ -25,7 +25,8 @@ export interface Setting<K extends keyof Config = keyof Config> {
   defaultDoc?: string;
   /** A secret: an invalid value is not repeated in the error (`show` hides it too). */
   secret?: true;
-  parse(text: string): Config[K];
+  /** `cwd`: what a relative folder is relative to (the command's working folder). */
+  parse(text: string, cwd: string): Config[K];
   show(value: Config[K]): string;
 }
 
@@ -152,9 +153,9 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     unit: 'folder',
     defaultDoc: './data',
     doc: 'the data folder: accounts, keys, scrapers and their data (every command takes it)',
-    parse(text) {
+    parse(text, cwd) {
       if (text === '') throw new Refused('a folder');
-      return path.resolve(text);
+      return path.resolve(cwd, text);
     },
     show: (value) => value,
   },
@@ -370,9 +371,9 @@ export function envName(setting: Setting): string {
   return `SIPHON_${setting.flag.toUpperCase().replace(/-/g, '_')}`;
 }
 
-/** The value a setting has when nothing sets it. */
-export function defaultValue<K extends keyof Config>(key: K): Config[K] {
-  if (key === 'dataDir') return path.resolve('data') as Config[K];
+/** The value a setting has when nothing sets it; the data folder's is relative to `cwd`. */
+export function defaultValue<K extends keyof Config>(key: K, cwd = process.cwd()): Config[K] {
+  if (key === 'dataDir') return path.resolve(cwd, 'data') as Config[K];
   return (defaults as Partial<Config>)[key] as Config[K];
 }
 
@@ -403,6 +404,7 @@ export function resolveSettings<K extends keyof Config>(
   keys: readonly K[],
   flags: Readonly<Record<string, string | undefined>>,
   env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
 ): Resolved<K> {
   const values = {} as Pick<Config, K>;
   const sources = {} as Record<K, Source>;
@@ -415,12 +417,12 @@ export function resolveSettings<K extends keyof Config>(
         ? [`--${setting.flag}`, flagText, 'flag']
         : [`$${envVar}`, envVar === undefined ? undefined : env[envVar], 'env'];
     if (text === undefined) {
-      values[key] = defaultValue(key);
+      values[key] = defaultValue(key, cwd);
       sources[key] = 'default';
       continue;
     }
     try {
-      values[key] = setting.parse(text) as Config[K];
+      values[key] = setting.parse(text, cwd) as Config[K];
     } catch (err) {
       if (err instanceof Refused) throw new SettingInvalid(setting, from, text, err.message);
       throw err;

@@ -3,6 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
 import { allSettings, envName } from '../../src/config/settings.js';
 import { logRecords } from './log-lines.js';
 import { onExit } from './on-exit.js';
@@ -23,6 +25,8 @@ export interface CliOptions {
   cwd?: string;
   /** Piped to the command's stdin (closed at once when absent). */
   input?: string;
+  /** Run by the real `bin/siphon` in a process of its own, as `serve` always is (see runCli). */
+  ownProcess?: boolean;
 }
 
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -37,8 +41,8 @@ function cliArgs(args: string[], dataDir: string | undefined): string[] {
   return [siphonBin, ...(dataDir === undefined ? [] : ['--data-dir', dataDir]), ...args];
 }
 
-/** Runs the real `bin/siphon` to completion and collects what it printed. */
-export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+/** Runs the real `bin/siphon` in a process of its own to completion and collects what it printed. */
+function runCliProcess(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, cliArgs(args, opts.dataDir), {
       cwd: opts.cwd,
@@ -57,6 +61,34 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/** `serve`, unless it only prints (its help or its settings): it serves until stopped, then ends its process. */
+const serves = (args: readonly string[]) => args[0] === 'serve' && !args.some((a) => /^--(help|print-config)(=|$)/.test(a));
+
+/**
+ * Runs a command as `bin/siphon` does, but in this process: the same `main()` with the same
+ * arguments, environment (that of `opts`), working folder and stdin, its stdout and stderr collected
+ * and its exit status returned. Each of the suite's ~300 commands would otherwise cost a Node start-up
+ * (~0.1 s of CPU); the process itself is shown by the tests that ask for `ownProcess`. `serve` always
+ * runs in a process of its own.
+ */
+export async function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  if (opts.ownProcess || serves(args)) return runCliProcess(args, opts);
+  let stdout = '';
+  let stderr = '';
+  const code = await main(cliArgs(args, opts.dataDir).slice(1), {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    stdin: Readable.from(opts.input === undefined ? [] : [opts.input]),
+    env: childEnv(opts.env),
+    cwd: opts.cwd ?? process.cwd(),
+  });
+  return { code, signal: null, stdout, stderr };
 }
 
 /** Runs the CLI and fails with everything it printed unless it exits 0. */
