@@ -10,12 +10,12 @@ import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import { openMeta, runCliOk, waitFor } from './helpers/cli.js';
-import { makeDb, tempDir } from './helpers/fixture-db.js';
-import { asBeforeKeyDetails } from './helpers/old-meta.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { Catalog } from '../../src/scrapers/catalog.js';
+import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { openMeta, runCliOk, waitFor } from '../helpers/cli.js';
+import { makeDb, tempDir } from '../helpers/fixture-db.js';
+import { asBeforeKeyDetails } from '../helpers/old-meta.js';
+import { dataUrl, startServer, type TestServer } from '../helpers/server.js';
 
 const dataDir = tempDir();
 const file = path.join(dataDir, 'siphon.db');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { makeDb } from '../helpers/fixture-db.js';
+import { dataUrl, startServer, type TestServer } from '../helpers/server.js';
 
 const rowCount = 1_000_000;
 let server: TestServer;

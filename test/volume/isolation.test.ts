@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { makeDb } from './helpers/fixture-db.js';
-import { addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
-import { waitFor } from './helpers/cli.js';
+import { makeDb } from '../helpers/fixture-db.js';
+import { addTinyScraper, dataUrl, startServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/cli.js';
 
 const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 const tableCount = 150;
