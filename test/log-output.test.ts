@@ -4,10 +4,14 @@
  * stops reading does not stop the service); and flushed whole when it stops, not a line lost.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { addUser, runCliOk, startServe, waitFor } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { demoRecord, logRecords, requestRecords } from './helpers/log-lines.js';
+import { repoRoot } from './helpers/paths.js';
 import { dataUrl } from './helpers/server.js';
 
 test('stdout holds log records only; the start-up records name the pages, the API, the metrics and the demo', async () => {
@@ -94,4 +98,35 @@ test('a stdout nobody reads holds no request up, and every line is written when 
   const logged = new Set(requestRecords(server.stdout()).map((r) => r.reqId));
   assert.equal(ids.filter((id) => !logged.has(id)).length, 0, 'a request line was lost');
   assert.equal(logRecords(server.stdout()).at(-1)!.msg, 'stopped');
+});
+
+test('a record logged while a write to stdout is held up is written once it can be, with nothing logged after it', async (t) => {
+  // A process whose log's first write (larger than a pipe holds) cannot finish until we read, and
+  // which logs one more record meanwhile, then nothing: that record must still reach stdout.
+  const logger = pathToFileURL(path.join(repoRoot, 'dist', 'src', 'log', 'logger.js')).href;
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const { createLog } = await import(${JSON.stringify(logger)});
+      const { logger } = createLog({ level: 'info', format: 'json' });
+      logger.info({ big: 'x'.repeat(256 * 1024) }, 'first');
+      setTimeout(() => logger.info('second'), 150);
+      setInterval(() => {}, 1000);`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  t.after(() => child.kill('SIGKILL'));
+  child.stdout.pause();
+  // Not read for a while: the first write is under way the whole time, across several flush ticks.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    out += s;
+  });
+  child.stdout.resume();
+  await waitFor(() => out.includes('"msg":"second"'), 10_000).catch(() =>
+    assert.fail(`only ${out.split('\n').length - 1} records reached stdout`),
+  );
 });

@@ -49,6 +49,12 @@ export function createLog(options: { level: string; format: 'json' | 'pretty'; s
     },
   };
   if (boom) {
+    // A flush asked for while a write is under way does nothing, and records handed meanwhile stay
+    // behind it: each write that ends is followed by one more flush (a stuck pipe held the start-up
+    // banner for good). An empty one, which the flush of nothing makes, asks for none.
+    boom.on('write', (bytes: number) => {
+      if (bytes > 0) recent = Math.max(recent, 1);
+    });
     setInterval(() => {
       // Ended by pino at the loop's last turn (beforeExit): flushing then would throw.
       if (recent === 0 || (boom as { destroyed?: boolean }).destroyed) return;
