@@ -106,7 +106,8 @@ function show(what: string, all: Costs[], unit: string): string {
 }
 
 async function main(): Promise<void> {
-  const given = process.argv.slice(2).find((a) => !a.startsWith('--'));
+  // The one argument that is not a flag, nor --profile's folder.
+  const given = process.argv.slice(2).find((a, i, args) => !a.startsWith('--') && args[i - 1] !== '--profile');
   const keep = process.argv.includes('--keep');
   const workDir = given ?? tempDir('siphon-cpu-costs-');
   const keysFile = path.join(workDir, 'keys.json');

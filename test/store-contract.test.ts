@@ -14,10 +14,12 @@ import type { DataVersion, Store } from '../src/store/types.js';
 import { waitFor } from './helpers/cli.js';
 import { aDownload, type DownloadFacts } from './helpers/download-record.js';
 import { tempDir } from './helpers/fixture-db.js';
-import { createTestDatabase, type TestDatabase } from './helpers/pg-database.js';
+import { createTestDatabase, postgresSkip, type TestDatabase } from './helpers/pg-database.js';
 
 interface Engine {
   name: string;
+  /** Why its tests are skipped (its server does not answer), if they are. */
+  skip?: string | false;
   /**
    * Opens `count` stores at once (1 by default) on a new database over a new data folder, the first
    * as `store`; `again` opens another on the same.
@@ -45,6 +47,7 @@ const engines: Engine[] = [
   },
   {
     name: 'PostgreSQL',
+    skip: await postgresSkip(),
     async fresh(count = 1) {
       const dataDir = tempDir();
       const db = await createTestDatabase();
@@ -77,7 +80,7 @@ async function scraperAndDownloader(store: Store, dataDir: string, downloader: s
 }
 
 for (const engine of engines) {
-  describe(engine.name, () => {
+  describe(engine.name, { skip: engine.skip }, () => {
     test('account names are unique and matched case-insensitively for A–Z only', async () => {
       const { store } = await engine.fresh();
       const alice = await store.createAccount('Alice', { passwordHash: 'hash', email: 'a@example.org' });
