@@ -19,9 +19,15 @@ async function signUp(client: WebClient, name: string, fields: Record<string, st
 
 const sessionLine = (client: WebClient) => client.setCookies.filter((c) => c.startsWith('siphon_session=')).at(-1) ?? '';
 
+/**
+ * `password`'s hash, made once: every account made below shares it (and its salt), as ten hashes at
+ * scrypt's real cost would take ~2.5 s of CPU to set up what the sign-in tests then check.
+ */
+let passwordHash: Promise<string> | undefined;
+
 async function accountWithPassword(server: TestServer, name: string): Promise<void> {
   const { account } = await server.catalog.addUser(name);
-  await server.store.setPasswordHash(account.id, await hashPassword(password));
+  await server.store.setPasswordHash(account.id, await (passwordHash ??= hashPassword(password)));
 }
 
 describe('an open server on http', () => {
