@@ -20,3 +20,8 @@ export function hashKey(key: string): string {
 export function keyPrefix(key: string): string {
   return key.slice(0, 'sph_'.length + 6);
 }
+
+/** Whether `text` is a prefix as keyPrefix makes it (and never a whole key, which is far longer). */
+export function isKeyPrefix(text: string): boolean {
+  return /^sph_[A-Za-z0-9_-]{6}$/.test(text);
+}

@@ -168,6 +168,51 @@ describe('labels, origins and key list', () => {
   });
 });
 
+describe('key revoke by prefix, for an operator without the key', () => {
+  test("PREFIX --account NAME revokes that account's key, as key list shows it, and no other", async () => {
+    const dataDir = tempDir();
+    const first = (await runCliOk(['user', 'add', 'carol'], { dataDir })).trim();
+    const leaked = (await runCliOk(['key', 'create', 'carol', '--label', 'leaked'], { dataDir })).trim();
+    const other = (await runCliOk(['user', 'add', 'dan'], { dataDir })).trim();
+    const shown = (await keyList(dataDir, 'carol')).keys.find((k) => k.label === 'leaked')!.prefix;
+    assert.equal(shown, `${leaked.slice(0, 10)}…`);
+    // As key list shows it (with its ellipsis) or without.
+    assert.equal(await runCliOk(['key', 'revoke', shown, '--account', 'carol'], { dataDir }), 'revoked\n');
+    const revoked = (await keyList(dataDir, 'carol')).keys.map((k) => [k.label, k.revoked === 'no']);
+    assert.deepEqual(revoked, [
+      ['first key', true],
+      ['leaked', false],
+    ]);
+    const db = openMeta(dataDir);
+    try {
+      const revokedHashes = db.prepare('select hash from api_keys where revoked_at is not null').pluck().all();
+      assert.deepEqual(revokedHashes, [hashKey(leaked)], "only that key; dan and carol's first key still work");
+    } finally {
+      db.close();
+    }
+    // Once revoked it no longer counts: the prefix names no key in use.
+    assertRefused(
+      await runCli(['key', 'revoke', leaked.slice(0, 10), '--account', 'carol'], { dataDir }),
+      /^siphon: carol has no key in use with the prefix sph_\S{6}\n$/,
+    );
+    // Another account's key is not found by its prefix under carol.
+    assertRefused(
+      await runCli(['key', 'revoke', other.slice(0, 10), '--account', 'carol'], { dataDir }),
+      /carol has no key in use with the prefix/,
+    );
+    assertRefused(
+      await runCli(['key', 'revoke', first.slice(0, 10)], { dataDir }),
+      /is a key's prefix: name its account too \(--account NAME\)/,
+    );
+    assertRefused(await runCli(['key', 'revoke', first, '--account', 'carol'], { dataDir }), /with --account, give the key's prefix/);
+    assertRefused(
+      await runCli(['key', 'revoke', first.slice(0, 10), '--account', 'nobody'], { dataDir }),
+      /There is no account named nobody/,
+    );
+    assert.equal(await runCliOk(['key', 'revoke', first], { dataDir }), 'revoked\n', 'the key itself still revokes it');
+  });
+});
+
 describe('last used', () => {
   test("is a key's latest download or publish, written with the downloads; never for an unused key", async () => {
     const dataDir = tempDir();

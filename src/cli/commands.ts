@@ -10,6 +10,7 @@ import { UsageError } from './args.js';
 import { formatCopyCounts, formatKeyList, formatScraperList, formatUserList } from './listings.js';
 import type { CliIo } from './io.js';
 import { readNewPassword } from './read-password.js';
+import { isKeyPrefix } from '../keys.js';
 
 /** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
 export class CommandFailed extends Error {}
@@ -35,6 +36,11 @@ export const commandFlags = {
     type: 'string',
     metavar: 'URL',
     doc: 'the PostgreSQL database to copy into (postgres://user:password@host:5432/db), holding no account or scraper',
+  },
+  account: {
+    type: 'string',
+    metavar: 'NAME',
+    doc: 'the account whose key is named by its prefix, as key list shows it (sph_ and 6 more), instead of the key itself',
   },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
   'print-config': {
@@ -177,13 +183,32 @@ export const commands: readonly Command[] = [
   {
     name: 'key revoke',
     args: ['KEY'],
-    flags: [],
+    flags: ['account'],
     settings: [],
     summary: 'revoke a key at once',
-    about: 'Revokes the key at once: a running server refuses it from its next request.',
+    about:
+      'Revokes the key at once: a running server refuses it from its next request. ' +
+      'Without the key itself, name it by its prefix as key list shows it, with its account: key revoke sph_AbCdEf --account NAME.',
     run: (run) =>
       withCatalog(run, async (catalog) => {
-        if (!(await catalog.revokeKey(run.args[0]!))) throw new CommandFailed('no such key');
+        const given = run.args[0]!;
+        const account = text(run.flags.account);
+        if (account === undefined) {
+          if (isKeyPrefix(given)) throw new CommandFailed(`${given} is a key's prefix: name its account too (--account NAME)`);
+          if (!(await catalog.revokeKey(given))) throw new CommandFailed('no such key');
+        } else {
+          const prefix = given.replace(/…$/, '');
+          if (!isKeyPrefix(prefix))
+            throw new CommandFailed(
+              `with --account, give the key's prefix as key list shows it (sph_ and 6 more), not ${JSON.stringify(given)}`,
+            );
+          const outcome = await catalog.revokeKeyByPrefix(account, prefix);
+          if (outcome === 'none') throw new CommandFailed(`${account} has no key in use with the prefix ${prefix}`);
+          if (outcome === 'several')
+            throw new CommandFailed(
+              `${account} has several keys in use with the prefix ${prefix}: revoke by the key itself, or on /account`,
+            );
+        }
         run.io.stdout('revoked\n');
       }),
   },

@@ -86,6 +86,19 @@ export class Catalog {
     return this.store.revokeKey(hashKey(key));
   }
 
+  /**
+   * Revokes the key of the account that `key list` shows by `prefix`, for an operator who does not
+   * have the key itself. Only a key not yet revoked counts; with none, or more than one (prefixes
+   * are short), nothing is revoked and the answer says which.
+   */
+  async revokeKeyByPrefix(accountName: string, prefix: string): Promise<'revoked' | 'none' | 'several'> {
+    const account = await this.requireAccount(accountName);
+    const matching = (await this.store.listKeys(account.id)).filter((k) => k.prefix === prefix && k.revokedAt === null);
+    if (matching.length !== 1) return matching.length === 0 ? 'none' : 'several';
+    await this.store.revokeAccountKey(account.id, matching[0]!.id);
+    return 'revoked';
+  }
+
   async addScraper(fullName: string, source: string, opts: { isPrivate: boolean; description: string }): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     if (await this.store.findScraper(owner.name, name)) throw errors.scraperExists(`${owner.name}/${name}`);
