@@ -1,20 +1,28 @@
 import { Readable } from 'node:stream';
 import { QueryFailed, type QueryFailure } from '../errors.js';
 import type { QueueItem } from './fair-queue.js';
-import { FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob } from './protocol.js';
+import { FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RangePlan } from './protocol.js';
 import type { QueryProcess } from './query-process.js';
+import { RangeOrder } from './range-order.js';
+import { mayBeSplit, rangeCount, rangeOf } from './ranges.js';
 import { Spool, type SpoolOptions } from './spool.js';
 
 /** What a run needs from its pool. */
 export interface RunHost {
-  /** The run is done with its process, which can take another job. */
+  /** The run is done with this process, which can take another job. */
   release(run: QueryRun, process: QueryProcess): void;
-  /** The run gave up while its process still worked on it: only a kill stops that. */
+  /** The run gave up while this process still worked on it: only a kill stops that. */
   kill(run: QueryRun, process: QueryProcess): void;
   /** The run waits in the queue no more. */
   unqueue(run: QueryRun): void;
   /** The run has worked long enough to be a long query. */
   promote(run: QueryRun): void;
+  /** Whether a second process could be had for the run now (pool.ts says when), without taking it. */
+  spare(run: QueryRun): boolean;
+  /** A second process for the run, taken now, if one may be had. */
+  helper(run: QueryRun): QueryProcess | undefined;
+  /** Whether queries wait for a process: a split run's second process goes back for them. */
+  othersWaiting(): boolean;
 }
 
 export interface RunOptions {
@@ -22,6 +30,10 @@ export interface RunOptions {
   /** A query still working after this long is a long one. */
   longAfterMs: number;
   spool: SpoolOptions;
+  /** Rows of each range when a whole-table export is split (ranges.ts); 0: never split. */
+  rowsPerRange: number;
+  /** Output of the range ahead held in memory, at most, before its process waits for its turn. */
+  holdBytes: number;
 }
 
 function failureFrom(p: ErrorPayload): QueryFailure {
@@ -42,15 +54,34 @@ function failureFrom(p: ErrorPayload): QueryFailure {
 /**
  * One query: waiting for a process, then running in it, then (maybe after its process has moved
  * on) being read by its client. Its encoded result is this stream, fed from a spool, so how fast the
- * client reads never holds the process. The time limit counts every moment the query holds its
+ * client reads never holds the process. The time limit counts every moment the query holds a
  * process (a full spool too), except while it is parked as a long query in excess.
+ *
+ * A whole-table export may be split (ranges.ts): its first process answers with a plan of rowid
+ * ranges, and while it runs one range a second process, when the pool can spare one, runs the next.
+ * Ranges go to the spool strictly in order; the one ahead waits in memory (RangeOrder). The run
+ * holds both processes' slots, limits and fate: a failure, timeout or cancel in either ends both.
  */
 export class QueryRun extends Readable implements QueueItem {
   /** Rows sent, once the query has completed. */
   rows: number | null = null;
-  /** When it was queued, got a process and let it go (performance.now()), and how it ended: for the metrics. */
-  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string } = { queuedAt: performance.now() };
-  private process: QueryProcess | null = null;
+  /**
+   * When it was queued, got a process and let it go (performance.now()), how it ended, and the
+   * ranges it was split into if it was: for the log and the metrics.
+   */
+  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string; ranges?: number } = {
+    queuedAt: performance.now(),
+  };
+  /** Its processes, each with the range it runs (undefined: the whole query, or its plan). */
+  private readonly workers = new Map<QueryProcess, number | undefined>();
+  private plan: RangePlan | undefined;
+  private order: RangeOrder | undefined;
+  private rowsSent = 0;
+  /** Processes waiting for room in the spool, and the one waiting for its range's turn. */
+  private readonly roomWaiters = new Set<QueryProcess>();
+  private turnWaiter: QueryProcess | undefined;
+  private long = false;
+  private parked = false;
   private readonly spool: Spool;
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
@@ -75,32 +106,35 @@ export class QueryRun extends Readable implements QueueItem {
 
   start(process: QueryProcess): void {
     this.times.startedAt = performance.now();
-    this.process = process;
-    process.onFrame = (frame) => this.onFrame(frame);
-    process.run(this.job);
+    const split = this.options.rowsPerRange > 0 && mayBeSplit(this.job) && this.host.spare(this);
+    this.work(process, split ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
     this.startClock();
     this.longTimer = setTimeout(() => this.host.promote(this), this.options.longAfterMs);
   }
 
+  /** A long query: its processes run at a lower CPU priority, a second one taken later too. */
+  lowerPriority(): void {
+    this.long = true;
+    for (const process of this.workers.keys()) process.lowerPriority();
+  }
+
   /** Frozen as a long query in excess: its time does not run. */
   park(): void {
+    this.parked = true;
     this.stopClock();
-    this.process?.freeze();
+    for (const process of this.workers.keys()) process.freeze();
   }
 
   unpark(): void {
-    this.process?.lowerPriority();
-    this.process?.thaw();
+    this.parked = false;
+    this.lowerPriority();
+    for (const process of this.workers.keys()) process.thaw();
     this.startClock();
   }
 
-  get runningProcess(): QueryProcess | null {
-    return this.process;
-  }
-
-  /** The process died while running this query (out of memory, or killed from outside). */
-  processDied(): void {
-    this.process = null;
+  /** One of its processes died while running it (out of memory, or killed from outside). */
+  processDied(process: QueryProcess): void {
+    this.workers.delete(process);
     this.destroy(new QueryFailed({ kind: 'resources' }));
   }
 
@@ -123,9 +157,9 @@ export class QueryRun extends Readable implements QueueItem {
     this.ended(err instanceof QueryFailed ? err.failure.kind : 'cancelled');
     this.stopTimers();
     this.host.unqueue(this);
-    const process = this.process;
-    this.process = null;
-    if (process) {
+    const processes = [...this.workers.keys()];
+    this.workers.clear();
+    for (const process of processes) {
       process.onFrame = () => {};
       this.host.kill(this, process);
     }
@@ -133,31 +167,106 @@ export class QueryRun extends Readable implements QueueItem {
     callback(err);
   }
 
-  private onFrame(frame: Frame): void {
+  private work(process: QueryProcess, job: QueryJob, range: number | undefined): void {
+    this.workers.set(process, range);
+    process.onFrame = (frame) => this.onFrame(process, frame);
+    process.run(job);
+  }
+
+  private onFrame(process: QueryProcess, frame: Frame): void {
     // Frames still in the pipe of a process this run gave up on (it is being killed).
-    if (!this.process) return;
+    if (!this.workers.has(process)) return;
     switch (frame.type) {
+      case FrameType.plan:
+        this.plan = JSON.parse(frame.payload.toString()) as RangePlan;
+        this.times.ranges = rangeCount(this.plan);
+        this.order = new RangeOrder(this.times.ranges, this.options.holdBytes);
+        this.workers.set(process, this.order.take());
+        this.recruit();
+        break;
       case FrameType.data:
-        if (!this.spool.append(frame.payload)) {
-          // Full: the process waits for the client now, and that wait is the query's time.
-          this.process?.pauseOutput();
-          this.spool.onRoom(() => this.process?.resumeOutput());
-        }
+        this.output(process, frame.payload);
         break;
       case FrameType.end:
-        this.rows = (JSON.parse(frame.payload.toString()) as EndPayload).rows;
-        this.ended('ok');
-        this.done();
-        this.spool.end();
+        this.rowsSent += (JSON.parse(frame.payload.toString()) as EndPayload).rows;
+        this.rangeEnded(process);
         break;
       case FrameType.error: {
         const failure = failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload);
         this.ended(failure.kind);
-        this.done();
+        this.letGo(process);
         this.destroy(new QueryFailed(failure));
         break;
       }
     }
+  }
+
+  /** Output of a process: to the spool if it is due, else held until its range's turn. */
+  private output(process: QueryProcess, data: Buffer): void {
+    const range = this.workers.get(process);
+    if (this.order && range !== this.order.current) {
+      if (!this.order.hold(data)) {
+        process.pauseOutput();
+        this.turnWaiter = process;
+      }
+      return;
+    }
+    this.append(process, data);
+  }
+
+  private append(process: QueryProcess, data: Buffer): void {
+    // Full: the process waits for the client now, and that wait is the query's time.
+    if (!this.spool.append(data)) this.waitForRoom(process);
+  }
+
+  private waitForRoom(process: QueryProcess): void {
+    process.pauseOutput();
+    this.roomWaiters.add(process);
+    if (this.roomWaiters.size > 1) return;
+    this.spool.onRoom(() => {
+      for (const waiter of this.roomWaiters) waiter.resumeOutput();
+      this.roomWaiters.clear();
+    });
+  }
+
+  /** A process ended its part: the whole query, or a range. */
+  private rangeEnded(process: QueryProcess): void {
+    const order = this.order;
+    if (order) {
+      const range = this.workers.get(process)!;
+      for (const data of order.end(range)) this.append(process, data);
+      // The range that waited for its turn has it now: its output goes to the spool as it comes.
+      if (this.turnWaiter && this.workers.get(this.turnWaiter) === order.current) {
+        if (!this.roomWaiters.has(this.turnWaiter)) this.turnWaiter.resumeOutput();
+        this.turnWaiter = undefined;
+      }
+    }
+    if (!order || order.done) {
+      this.rows = this.rowsSent;
+      this.ended('ok');
+      this.stopTimers();
+      this.letGo(process);
+      this.spool.end();
+      return;
+    }
+    // A second process goes back to the pool for anyone waiting; the last one keeps the run going.
+    if (order.startable && !(this.workers.size > 1 && this.host.othersWaiting())) this.runRange(process, order.take());
+    else this.letGo(process);
+    this.recruit();
+  }
+
+  /** Takes a second process while a range may start and the pool can spare one. */
+  private recruit(): void {
+    while (!this.parked && this.order?.startable) {
+      const helper = this.host.helper(this);
+      if (!helper) return;
+      if (this.long) helper.lowerPriority();
+      this.runRange(helper, this.order.take());
+    }
+  }
+
+  private runRange(process: QueryProcess, range: number): void {
+    this.work(process, { ...this.job, range: rangeOf(this.plan!, range) }, range);
   }
 
   /** The first end said is the one: a run destroyed after its process finished has already ended. */
@@ -168,10 +277,10 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   /** The process is done with this query and can take another. */
-  private done(): void {
-    this.stopTimers();
-    const process = this.process!;
-    this.process = null;
+  private letGo(process: QueryProcess): void {
+    this.workers.delete(process);
+    this.roomWaiters.delete(process);
+    if (this.turnWaiter === process) this.turnWaiter = undefined;
     process.onFrame = () => {};
     process.resumeOutput();
     this.host.release(this, process);

@@ -45,9 +45,9 @@ const clientClosedStatus = 499;
 
 /** How long a query waited and ran, once it has ended. */
 function queryTiming(run: QueryRun): QueryTiming | undefined {
-  const { queuedAt, startedAt, endedAt, outcome } = run.times;
+  const { queuedAt, startedAt, endedAt, outcome, ranges } = run.times;
   if (endedAt === undefined || outcome === undefined) return undefined;
-  return { waitMs: (startedAt ?? endedAt) - queuedAt, runMs: startedAt === undefined ? undefined : endedAt - startedAt, outcome };
+  return { waitMs: (startedAt ?? endedAt) - queuedAt, runMs: startedAt === undefined ? undefined : endedAt - startedAt, outcome, ranges };
 }
 
 function responseHeaders(format: Format, scraper: Scraper, callback: string | undefined, fileSize?: number): OutgoingHttpHeaders {
