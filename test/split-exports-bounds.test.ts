@@ -21,7 +21,7 @@ before(async () => {
     queryProcesses: 2,
     exportRangeRows: 1000,
     spoolResponseMb: 1,
-    queryTimeoutMs: 8000,
+    queryTimeoutMs: 15_000,
     clientIdleTimeoutMs: 60_000,
   });
   for (const name of ['alice', 'bob']) keys.push((await server.catalog.addUser(name)).key);
@@ -128,4 +128,36 @@ test('a query process dying in a split export cuts its body short', async () => 
   assert.equal(await finish(res), false, 'a body cut short is never ended as if complete');
   await loggedSplit(logFrom);
   await quietPool();
+});
+
+test('a split export gives its second process back at the end of a range once another query waits', async () => {
+  await quietPool();
+  const answered: string[] = [];
+  const exported = fetch(exportUrl()).then(async (res) => {
+    const text = await res.text();
+    answered.push('export');
+    return text;
+  });
+  // Both processes on the export: the next query waits for one of them.
+  await waitFor(() => server.pool.stats().busy === 2, 10_000);
+  const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
+  answered.push('quick');
+  assert.deepEqual(await quick.json(), [{ one: 1 }]);
+  assert.equal((await exported).split('\n').length, 600_001, 'every row, then the last newline');
+  assert.deepEqual(answered, ['quick', 'export'], 'the waiting query was answered while the export still ran');
+});
+
+test('a split export read late, its spool full and a range held, still comes whole and in order', async () => {
+  await quietPool();
+  const { res } = await unread(exportUrl());
+  // The range being sent waits on the full spool, the one ahead held: then the client reads it all.
+  await waitFor(() => server.pool.stats().busy === 1, 10_000);
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  assert.equal(await finish(res), true);
+  const lines = Buffer.concat(chunks).toString().split('\n');
+  assert.equal(lines.length, 600_001);
+  for (let i = 0; i < 600_000; i += 1) {
+    if (!lines[i]!.startsWith(`{"id":${i + 1},`)) assert.fail(`line ${i + 1}: ${lines[i]!.slice(0, 40)}`);
+  }
 });

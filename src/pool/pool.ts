@@ -17,8 +17,9 @@ const longAfterMs = 1000;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**
- * Output of a split export's range ahead kept in memory while the range before it runs, at most;
- * beyond, its process waits for its turn. A range is a few MB (`rowsPerRange`), so this rarely binds.
+ * Output of a split export's range not yet due (the range ahead's, or the rest of one while the
+ * spool is full) kept in memory, at most, a range; beyond, its process waits. A range is a few MB
+ * (`rowsPerRange`), so this binds only while the client reads slower than the spool fills.
  */
 const rangeHoldBytes = 8 * 1024 * 1024;
 

@@ -59,7 +59,7 @@ function failureFrom(p: ErrorPayload): QueryFailure {
  *
  * A whole-table export may be split (ranges.ts): its first process answers with a plan of rowid
  * ranges, and while it runs one range a second process, when the pool can spare one, runs the next.
- * Ranges go to the spool strictly in order; the one ahead waits in memory (RangeOrder). The run
+ * Ranges go to the spool strictly in order; output not yet due waits in memory (RangeOrder). The run
  * holds both processes' slots, limits and fate: a failure, timeout or cancel in either ends both.
  */
 export class QueryRun extends Readable implements QueueItem {
@@ -77,9 +77,11 @@ export class QueryRun extends Readable implements QueueItem {
   private plan: RangePlan | undefined;
   private order: RangeOrder | undefined;
   private rowsSent = 0;
-  /** Processes waiting for room in the spool, and the one waiting for its range's turn. */
-  private readonly roomWaiters = new Set<QueryProcess>();
-  private turnWaiter: QueryProcess | undefined;
+  /** Processes told to wait: for room in the spool, or until output their range holds goes out. */
+  private readonly paused = new Set<QueryProcess>();
+  private roomAwaited = false;
+  /** The run's last process, kept while no range may start (its output waits for the spool): it runs the next. */
+  private spare: QueryProcess | undefined;
   private long = false;
   private parked = false;
   private readonly spool: Spool;
@@ -135,6 +137,7 @@ export class QueryRun extends Readable implements QueueItem {
   /** One of its processes died while running it (out of memory, or killed from outside). */
   processDied(process: QueryProcess): void {
     this.workers.delete(process);
+    if (this.spare === process) this.spare = undefined;
     this.destroy(new QueryFailed({ kind: 'resources' }));
   }
 
@@ -163,6 +166,10 @@ export class QueryRun extends Readable implements QueueItem {
       process.onFrame = () => {};
       this.host.kill(this, process);
     }
+    // The kept process runs nothing: it can take another query.
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare) this.host.release(this, spare);
     this.spool.close();
     callback(err);
   }
@@ -201,57 +208,94 @@ export class QueryRun extends Readable implements QueueItem {
     }
   }
 
-  /** Output of a process: to the spool if it is due, else held until its range's turn. */
+  /** Output of a process: to the spool if it is due, else held until it is. */
   private output(process: QueryProcess, data: Buffer): void {
     const range = this.workers.get(process);
-    if (this.order && range !== this.order.current) {
-      if (!this.order.hold(data)) {
-        process.pauseOutput();
-        this.turnWaiter = process;
-      }
-      return;
+    if (this.order && range !== undefined && this.order.holds(range)) {
+      if (!this.order.hold(range, data)) this.holdBack(process);
+    } else if (!this.spool.append(data)) {
+      // Full: the process waits for the client now, and that wait is the query's time.
+      this.holdBack(process);
     }
-    this.append(process, data);
   }
 
-  private append(process: QueryProcess, data: Buffer): void {
-    // Full: the process waits for the client now, and that wait is the query's time.
-    if (!this.spool.append(data)) this.waitForRoom(process);
-  }
-
-  private waitForRoom(process: QueryProcess): void {
+  private holdBack(process: QueryProcess): void {
     process.pauseOutput();
-    this.roomWaiters.add(process);
-    if (this.roomWaiters.size > 1) return;
+    this.paused.add(process);
+    this.awaitRoom();
+  }
+
+  /** Once a full spool has room again: held output goes to it, and what waited goes on. */
+  private awaitRoom(): void {
+    if (this.roomAwaited || !this.spool.full) return;
+    this.roomAwaited = true;
     this.spool.onRoom(() => {
-      for (const waiter of this.roomWaiters) waiter.resumeOutput();
-      this.roomWaiters.clear();
+      this.roomAwaited = false;
+      this.flush();
+      this.startNext();
     });
+  }
+
+  /**
+   * Moves held output to the spool while it has room (never past its caps), ends the spool once a
+   * split query's last output is in it, and lets paused processes whose wait is over go on.
+   */
+  private flush(): void {
+    const order = this.order;
+    if (order) {
+      for (let data = this.spool.full ? undefined : order.due(); data; data = this.spool.full ? undefined : order.due()) {
+        this.spool.append(data);
+      }
+      if (order.done) this.spool.end();
+    }
+    for (const process of this.paused) {
+      const range = this.workers.get(process);
+      const held = order !== undefined && range !== undefined && order.holds(range);
+      if (held ? order.mayGoOn(range) : !this.spool.full) {
+        this.paused.delete(process);
+        process.resumeOutput();
+      }
+    }
+    this.awaitRoom();
   }
 
   /** A process ended its part: the whole query, or a range. */
   private rangeEnded(process: QueryProcess): void {
     const order = this.order;
-    if (order) {
-      const range = this.workers.get(process)!;
-      for (const data of order.end(range)) this.append(process, data);
-      // The range that waited for its turn has it now: its output goes to the spool as it comes.
-      if (this.turnWaiter && this.workers.get(this.turnWaiter) === order.current) {
-        if (!this.roomWaiters.has(this.turnWaiter)) this.turnWaiter.resumeOutput();
-        this.turnWaiter = undefined;
-      }
-    }
-    if (!order || order.done) {
-      this.rows = this.rowsSent;
-      this.ended('ok');
-      this.stopTimers();
+    if (!order) {
+      this.completed();
       this.letGo(process);
       this.spool.end();
       return;
     }
-    // A second process goes back to the pool for anyone waiting; the last one keeps the run going.
-    if (order.startable && !(this.workers.size > 1 && this.host.othersWaiting())) this.runRange(process, order.take());
-    else this.letGo(process);
+    order.end(this.workers.get(process)!);
+    if (order.allStarted && this.workers.size === 1) {
+      // Every range has ended: the query is done, and what is held goes out as the spool takes it.
+      this.completed();
+      this.letGo(process);
+    } else if (order.startable && !(this.workers.size > 1 && this.host.othersWaiting())) {
+      this.runRange(process, order.take());
+    } else if (this.workers.size > 1) {
+      // A second process goes back to the pool: for anyone waiting, or until a range may start.
+      this.letGo(process);
+    } else {
+      this.workers.delete(process);
+      this.paused.delete(process);
+      process.onFrame = () => {};
+      process.resumeOutput();
+      this.spare = process;
+    }
+    this.flush();
+    this.startNext();
+  }
+
+  /** Starts the ranges that may start: in the run's kept process, then in one the pool can spare. */
+  private startNext(): void {
+    if (this.spare && this.order?.startable) {
+      const process = this.spare;
+      this.spare = undefined;
+      this.runRange(process, this.order.take());
+    }
     this.recruit();
   }
 
@@ -269,6 +313,13 @@ export class QueryRun extends Readable implements QueueItem {
     this.work(process, { ...this.job, range: rangeOf(this.plan!, range) }, range);
   }
 
+  /** Every row is made: the time limit stops, what is left is the client's reading. */
+  private completed(): void {
+    this.rows = this.rowsSent;
+    this.ended('ok');
+    this.stopTimers();
+  }
+
   /** The first end said is the one: a run destroyed after its process finished has already ended. */
   private ended(outcome: string): void {
     if (this.times.outcome !== undefined) return;
@@ -279,8 +330,7 @@ export class QueryRun extends Readable implements QueueItem {
   /** The process is done with this query and can take another. */
   private letGo(process: QueryProcess): void {
     this.workers.delete(process);
-    this.roomWaiters.delete(process);
-    if (this.turnWaiter === process) this.turnWaiter = undefined;
+    this.paused.delete(process);
     process.onFrame = () => {};
     process.resumeOutput();
     this.host.release(this, process);

@@ -1,15 +1,16 @@
 /**
- * The order of a split query's ranges in its response. Ranges start in order and at most one ahead
- * of the range whose output is due (the current one), so one range's output at most waits here, in
- * memory, for its turn: `hold` says when it holds enough that its process should wait too.
+ * The order of a split query's ranges in its response. Ranges start in order, at most one ahead of
+ * the range whose output is due (the current one); output that is not due yet (the range ahead's,
+ * or the current range's behind output still held for it) waits here, in memory, and `hold` says
+ * when a range holds enough that its process should wait. Held output goes out (`due`) only as
+ * the response's spool takes it, so the spool's caps hold for a split query as for any other.
  */
 export class RangeOrder {
-  /** The range whose output goes to the response now: every range before it has ended. */
+  /** The range whose output is due: every range before it has ended and been taken whole. */
   current = 0;
   private next = 0;
-  private readonly held: Buffer[] = [];
-  private heldBytes = 0;
   private readonly ended = new Set<number>();
+  private readonly held = new Map<number, { chunks: Buffer[]; bytes: number }>();
 
   constructor(
     readonly count: number,
@@ -25,27 +26,57 @@ export class RangeOrder {
     return this.next < this.count && this.next <= this.current + 1;
   }
 
+  get allStarted(): boolean {
+    return this.next >= this.count;
+  }
+
   /** The next range to start (check `startable` first). */
   take(): number {
     return this.next++;
   }
 
-  /** Keeps output of the range after the current one. False once it holds `holdBytes`: its process should wait for its turn. */
-  hold(data: Buffer): boolean {
-    this.held.push(data);
-    this.heldBytes += data.length;
-    return this.heldBytes < this.holdBytes;
+  /** Whether output of `range` must be held: it is not due, or output of it held before still waits. */
+  holds(range: number): boolean {
+    return range !== this.current || this.held.has(range);
   }
 
-  /** `range` has ended. Returns the output due now: what was held for the range that became current, if one did. */
-  end(range: number): Buffer[] {
+  /** Keeps output of `range` for later. False once it holds `holdBytes` or more: its process should wait. */
+  hold(range: number, data: Buffer): boolean {
+    let kept = this.held.get(range);
+    if (!kept) this.held.set(range, (kept = { chunks: [], bytes: 0 }));
+    kept.chunks.push(data);
+    kept.bytes += data.length;
+    return kept.bytes < this.holdBytes;
+  }
+
+  /** Whether a process held back by `hold` may go on: its range holds less than the bound again. */
+  mayGoOn(range: number): boolean {
+    return (this.held.get(range)?.bytes ?? 0) < this.holdBytes;
+  }
+
+  /** `range` has ended: once its output has all gone out, the next range is current. */
+  end(range: number): void {
     this.ended.add(range);
-    if (range !== this.current) return [];
-    this.current += 1;
-    const due = this.held.splice(0);
-    this.heldBytes = 0;
-    // The range ahead may have ended already: its output was all held, and the one after it is current.
-    if (this.ended.has(this.current)) return [...due, ...this.end(this.current)];
-    return due;
+    this.advance();
+  }
+
+  /** The next output due, oldest first, if any is held; taking the last of an ended range makes the next one current. */
+  due(): Buffer | undefined {
+    const kept = this.held.get(this.current);
+    if (!kept) return undefined;
+    const data = kept.chunks.shift()!;
+    kept.bytes -= data.length;
+    if (kept.chunks.length === 0) {
+      this.held.delete(this.current);
+      this.advance();
+    }
+    return data;
+  }
+
+  private advance(): void {
+    while (this.ended.has(this.current) && !this.held.has(this.current)) {
+      this.ended.delete(this.current);
+      this.current += 1;
+    }
   }
 }
