@@ -98,8 +98,9 @@ export const defaults = {
   maxResponseMs: 600_000,
   spoolResponseMb: 512,
   spoolTotalMb: 2048,
-  // Measured on the bench's table (BENCHMARKS.md): a few MB of json a range.
-  exportRangeRows: 8192,
+  // Measured with bench/cpu-costs.ts on the bench's table (BENCHMARKS.md, fourth round): ~0.8 MB
+  // of json a range; 512 rows cost more per range, 32k and more cost the server more per row.
+  exportRangeRows: 2048,
   queryTempMb: 512,
   importTimeoutMs: 300_000,
   // Address space, not resident memory: an idle query process already maps ~730 MB (with

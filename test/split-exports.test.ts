@@ -80,12 +80,14 @@ async function loggedRanges(format: string, query: string, calls: number): Promi
   return lines();
 }
 
-test('a split export is byte for byte the unsplit one, in every format that splits, plain and compressed', async () => {
+test('a split export is byte for byte the unsplit one, in every format that splits; compressed bodies are never split', async () => {
   for (const table of [...splitTables, ...wholeTables]) {
     const query = `select * from ${table}`;
     for (const { format, params } of calls) {
       const what = `${format} ${JSON.stringify(params ?? {})} of ${query}`;
-      const [a, b] = await Promise.all([body(url(split, format, query, params)), body(url(whole, format, query, params))]);
+      // fetch asks for gzip, deflate and br unless told otherwise.
+      const plain = { headers: { 'accept-encoding': 'identity' } };
+      const [a, b] = await Promise.all([body(url(split, format, query, params), plain), body(url(whole, format, query, params), plain)]);
       assert.equal(a.res.status, 200, what);
       assert.equal(b.res.status, 200, what);
       assert.equal(a.res.headers.get('content-type'), b.res.headers.get('content-type'), what);
@@ -97,32 +99,30 @@ test('a split export is byte for byte the unsplit one, in every format that spli
         assert.ok(encoded.bytes.equals(b.bytes), `${what}, ${coding}`);
       }
     }
-    // Every call above of a table that splits was split; none of the others was.
-    const ranges = await loggedRanges('json', query, 3);
-    if (splitTables.includes(table))
-      assert.ok(
-        ranges.every((r) => r !== undefined && r > 1),
-        `${query} split: ${ranges.join()}`,
-      );
-    else
-      assert.ok(
-        ranges.every((r) => r === undefined),
-        `${query} not split: ${ranges.join()}`,
-      );
+    // The two uncompressed json calls above of a table that splits were split; no other was (a
+    // compressed body is never split: its compressor, not the query, sets its pace).
+    const ranges = await loggedRanges('json', query, 6);
+    const splits = ranges.filter((r) => r !== undefined);
+    assert.equal(splits.length, splitTables.includes(table) ? 2 : 0, `${query}: ${ranges.join()}`);
+    assert.ok(
+      splits.every((r) => r > 1),
+      `${query}: ${ranges.join()}`,
+    );
   }
 });
 
 test('a split export answers HEAD and revalidation as an unsplit one does', async () => {
   const target = url(split, 'csv', 'select * from plain');
-  const got = await fetch(target);
+  const identity = { 'accept-encoding': 'identity' };
+  const got = await fetch(target, { headers: identity });
   const etag = got.headers.get('etag');
   assert.ok(etag);
   await got.arrayBuffer();
-  const head = await fetch(target, { method: 'HEAD' });
+  const head = await fetch(target, { method: 'HEAD', headers: identity });
   assert.equal(head.status, 200);
   assert.equal(head.headers.get('etag'), etag);
   assert.equal((await head.arrayBuffer()).byteLength, 0);
-  const again = await fetch(target, { headers: { 'if-none-match': etag } });
+  const again = await fetch(target, { headers: { ...identity, 'if-none-match': etag } });
   assert.equal(again.status, 304);
 });
 
@@ -131,8 +131,9 @@ test('a key allowed one query at a time never splits: the second process would b
   try {
     const key = (await one.catalog.addUser('bob')).key;
     await one.catalog.addScraper('bob/split', makeDb(one.dataDir, 'split.sqlite', fixtureSql), { isPrivate: false, description: '' });
-    const expected = (await body(url(whole, 'json', 'select * from plain'))).bytes;
-    const got = await body(dataUrl(one.base, 'bob/split', 'json', { key, query: 'select * from plain' }));
+    const plain = { headers: { 'accept-encoding': 'identity' } };
+    const expected = (await body(url(whole, 'json', 'select * from plain'), plain)).bytes;
+    const got = await body(dataUrl(one.base, 'bob/split', 'json', { key, query: 'select * from plain' }), plain);
     assert.ok(got.bytes.equals(expected));
     await waitFor(() => one.logs().includes('"rows":50'), 5000);
     assert.ok(!one.logs().includes('"ranges"'), 'not split');

@@ -71,8 +71,12 @@ export class QueryPool implements RunHost {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Starts a query for `key`; its encoded result is read from the returned stream, which fails with QueryFailed. */
-  run(job: QueryJob, key: string): QueryRun {
+  /**
+   * Starts a query for `key`; its encoded result is read from the returned stream, which fails with
+   * QueryFailed. `mayTakeTwo`: its reader keeps up with two query processes, so a whole-table export
+   * may be split over two (query-run.ts); a reader slower than one process gains nothing from it.
+   */
+  run(job: QueryJob, key: string, mayTakeTwo = false): QueryRun {
     const run = new QueryRun(this, job, key, {
       timeoutMs: this.options.timeoutMs,
       longAfterMs,
@@ -82,7 +86,7 @@ export class QueryPool implements RunHost {
         maxFileBytes: this.options.spoolResponseMb * 2 ** 20,
         budget: this.budget,
       },
-      rowsPerRange: this.options.rowsPerRange,
+      rowsPerRange: mayTakeTwo ? this.options.rowsPerRange : 0,
       holdBytes: rangeHoldBytes,
     });
     try {

@@ -11,15 +11,9 @@ import type { QueryJob, RangePlan, RowidRange } from './protocol.js';
 /** The table a query reads whole when it is exactly `select * from <name>`; undefined for any other query. */
 export function wholeTable(sql: string): string | undefined {
   const tokens = [...sqlTokens(sql)];
-  if (tokens.length !== 4) return undefined;
-  const [select, star, from, name] = tokens as [
-    (typeof tokens)[number],
-    (typeof tokens)[number],
-    (typeof tokens)[number],
-    (typeof tokens)[number],
-  ];
-  const isWord = (t: typeof select, word: string) => t.kind === 'word' && t.text.toLowerCase() === word;
-  if (!isWord(select, 'select') || star.kind !== 'other' || star.text !== '*' || !isWord(from, 'from')) return undefined;
+  const is = (i: number, kind: string, text: string) => tokens[i]?.kind === kind && tokens[i].text.toLowerCase() === text;
+  if (tokens.length !== 4 || !is(0, 'word', 'select') || !is(1, 'other', '*') || !is(2, 'word', 'from')) return undefined;
+  const name = tokens[3]!;
   return name.kind === 'word' || name.kind === 'quoted' ? name.text : undefined;
 }
 

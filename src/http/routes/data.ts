@@ -204,7 +204,9 @@ export function dataRoutes(
         sendNotModified(reply, headers);
         return;
       }
-      const source: Readable = job ? (run = pool.run(job, String(key.id))) : createReadStream(scraper.data.file);
+      // A compressed body goes at its compressor's pace (one thread of this process), which a second
+      // query process would only take CPU from: measured 20 % slower split (BENCHMARKS.md, fourth round).
+      const source: Readable = job ? (run = pool.run(job, String(key.id), coding === 'identity')) : createReadStream(scraper.data.file);
       const outcome: StreamOutcome = await streamResponse(
         request,
         reply,
