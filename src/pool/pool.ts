@@ -18,8 +18,8 @@ const longAfterMs = 1000;
 const spoolMemoryBytes = 1024 * 1024;
 /**
  * Output of a split export's range not yet due (the range ahead's, or the rest of one while the
- * spool is full) kept in memory, at most, a range; beyond, its process waits. A range is a few MB
- * (`rowsPerRange`), so this binds only while the client reads slower than the spool fills.
+ * spool is full) kept in memory, at most, a range; beyond, its process waits. A range is about a MB
+ * (`rowsPerRange`), so this binds only for very wide rows, or while the spool is full.
  */
 const rangeHoldBytes = 8 * 1024 * 1024;
 
@@ -50,7 +50,7 @@ export class PoolStartError extends Error {}
  * Split exports (query-run.ts): a whole-table export takes a second process only while one is
  * idle, no query waits and its key has a free slot (the second process counts as one of the key's
  * running queries). It gives the second process back at the end of a range as soon as any query
- * waits, so another key waits for it one range at most (a few MB of output).
+ * waits, so another key waits for it one range at most (about a MB of output).
  */
 export class QueryPool implements RunHost {
   private readonly processes = new Set<QueryProcess>();

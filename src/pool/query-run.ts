@@ -81,7 +81,7 @@ export class QueryRun extends Readable implements QueueItem {
   private readonly paused = new Set<QueryProcess>();
   private roomAwaited = false;
   /** The run's last process, kept while no range may start (its output waits for the spool): it runs the next. */
-  private spare: QueryProcess | undefined;
+  private kept: QueryProcess | undefined;
   private long = false;
   private parked = false;
   private readonly spool: Spool;
@@ -137,7 +137,7 @@ export class QueryRun extends Readable implements QueueItem {
   /** One of its processes died while running it (out of memory, or killed from outside). */
   processDied(process: QueryProcess): void {
     this.workers.delete(process);
-    if (this.spare === process) this.spare = undefined;
+    if (this.kept === process) this.kept = undefined;
     this.destroy(new QueryFailed({ kind: 'resources' }));
   }
 
@@ -167,9 +167,9 @@ export class QueryRun extends Readable implements QueueItem {
       this.host.kill(this, process);
     }
     // The kept process runs nothing: it can take another query.
-    const spare = this.spare;
-    this.spare = undefined;
-    if (spare) this.host.release(this, spare);
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept) this.host.release(this, kept);
     this.spool.close();
     callback(err);
   }
@@ -283,7 +283,7 @@ export class QueryRun extends Readable implements QueueItem {
       this.paused.delete(process);
       process.onFrame = () => {};
       process.resumeOutput();
-      this.spare = process;
+      this.kept = process;
     }
     this.flush();
     this.startNext();
@@ -291,9 +291,9 @@ export class QueryRun extends Readable implements QueueItem {
 
   /** Starts the ranges that may start: in the run's kept process, then in one the pool can spare. */
   private startNext(): void {
-    if (this.spare && this.order?.startable) {
-      const process = this.spare;
-      this.spare = undefined;
+    if (this.kept && this.order?.startable) {
+      const process = this.kept;
+      this.kept = undefined;
       this.runRange(process, this.order.take());
     }
     this.recruit();
