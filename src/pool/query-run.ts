@@ -108,7 +108,8 @@ export class QueryRun extends Readable implements QueueItem {
 
   start(process: QueryProcess): void {
     this.times.startedAt = performance.now();
-    const split = this.options.rowsPerRange > 0 && mayBeSplit(this.job) && this.host.spare(this);
+    // The pool's answer first: it is the cheaper question, and most often no (small queries come in crowds).
+    const split = this.options.rowsPerRange > 0 && this.host.spare(this) && mayBeSplit(this.job);
     this.work(process, split ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
     this.startClock();
     this.longTimer = setTimeout(() => this.host.promote(this), this.options.longAfterMs);

@@ -5,12 +5,14 @@
  * itself (range-plan.ts). Concatenated in order, the ranges' bodies are the unsplit body, byte for byte.
  */
 import { findFormat } from '../formats/index.js';
-import { sqlTokens } from '../sql/tokens.js';
+import { sqlTokens, type SqlToken } from '../sql/tokens.js';
 import type { QueryJob, RangePlan, RowidRange } from './protocol.js';
 
 /** The table a query reads whole when it is exactly `select * from <name>`; undefined for any other query. */
 export function wholeTable(sql: string): string | undefined {
-  const tokens = [...sqlTokens(sql)];
+  const tokens: SqlToken[] = [];
+  // Five tokens are enough to know: a long query is not read to its end.
+  for (const token of sqlTokens(sql)) if (tokens.push(token) > 4) return undefined;
   const is = (i: number, kind: string, text: string) => tokens[i]?.kind === kind && tokens[i].text.toLowerCase() === text;
   if (tokens.length !== 4 || !is(0, 'word', 'select') || !is(1, 'other', '*') || !is(2, 'word', 'from')) return undefined;
   const name = tokens[3]!;
