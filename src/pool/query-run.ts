@@ -133,6 +133,7 @@ export class QueryRun extends Readable implements QueueItem {
     this.lowerPriority();
     for (const process of this.workers.keys()) process.thaw();
     this.startClock();
+    this.startNext();
   }
 
   /** One of its processes died while running it (out of memory, or killed from outside). */
@@ -190,7 +191,7 @@ export class QueryRun extends Readable implements QueueItem {
         this.times.ranges = rangeCount(this.plan);
         this.order = new RangeOrder(this.times.ranges, this.options.holdBytes);
         this.workers.set(process, this.order.take());
-        this.recruit();
+        this.startNext();
         break;
       case FrameType.data:
         this.output(process, frame.payload);
@@ -292,6 +293,8 @@ export class QueryRun extends Readable implements QueueItem {
 
   /** Starts the ranges that may start: in the run's kept process, then in one the pool can spare. */
   private startNext(): void {
+    // A parked run starts nothing: it goes on where it was once unparked.
+    if (this.parked) return;
     if (this.kept && this.order?.startable) {
       const process = this.kept;
       this.kept = undefined;
@@ -302,7 +305,7 @@ export class QueryRun extends Readable implements QueueItem {
 
   /** Takes a second process while a range may start and the pool can spare one. */
   private recruit(): void {
-    while (!this.parked && this.order?.startable) {
+    while (this.order?.startable) {
       const helper = this.host.helper(this);
       if (!helper) return;
       if (this.long) helper.lowerPriority();
