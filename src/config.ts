@@ -37,6 +37,8 @@ export interface Config {
   spoolResponseMb: number;
   /** …and this much for all responses together; past either, the query process waits for the client (its time limit running). */
   spoolTotalMb: number;
+  /** Rows of each rowid range of a whole-table export split over two query processes; 0: never split. */
+  exportRangeRows: number;
   /** Address-space cap of each query process, so one query cannot take the machine's memory. */
   queryMemoryMb: number;
   /** Largest temporary file (sorts, temporary tables) a query process may write. */
@@ -96,6 +98,9 @@ export const defaults = {
   maxResponseMs: 600_000,
   spoolResponseMb: 512,
   spoolTotalMb: 2048,
+  // Measured with bench/cpu-costs.ts on the bench's table (BENCHMARKS.md, fourth round): ~0.8 MB
+  // of json a range; 512 rows cost more per range, 32k and more cost the server more per row.
+  exportRangeRows: 2048,
   queryTempMb: 512,
   importTimeoutMs: 300_000,
   // Address space, not resident memory: an idle query process already maps ~730 MB (with

@@ -49,6 +49,7 @@ function poolOptions(config: Config): PoolOptions {
     },
     spoolResponseMb: config.spoolResponseMb,
     spoolTotalMb: config.spoolTotalMb,
+    rowsPerRange: config.exportRangeRows,
   };
 }
 

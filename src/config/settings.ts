@@ -333,6 +333,13 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
   queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', 'largest temporary file a query process may write'),
   spoolResponseMb: numberSetting('spoolResponseMb', 'spool-response-mb', 'megabytes', 'output a client has not read yet, per response'),
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
+  exportRangeRows: numberSetting(
+    'exportRangeRows',
+    'export-range-rows',
+    'count',
+    'rows of each range of a whole-table export run by two query processes at once (0: never split)',
+    { zeroOff: true },
+  ),
   signup: textSetting(
     'signup',
     'signup',

@@ -64,7 +64,14 @@ export interface RowFormat<O = unknown> {
    * client's error (from errors.ts) naming those the query lacks.
    */
   requiredColumns?: { names: readonly string[]; missing(missing: readonly string[]): SiphonError };
-  encoder(columns: readonly string[], options: O): Encoder;
+  /**
+   * Its body for a query can be made in consecutive ranges of the rows by separate encoders and
+   * joined (src/pool/ranges.ts): the first range writes the head, the last the tail, and each
+   * encoder is told whether rows came before its range. True only for a format with no state across
+   * rows beyond what `rowsBefore` says; absent, a query in this format is never split.
+   */
+  rangeable?: true;
+  encoder(columns: readonly string[], options: O, rowsBefore?: boolean): Encoder;
 }
 
 /** A format whose body is the scraper's database file itself. */

@@ -19,6 +19,7 @@ const list: Format[] = [
   rowFormat({
     kind: 'rows',
     name: 'json',
+    rangeable: true,
     contentType: 'application/json; charset=utf-8',
     encoder: jsonEncoder,
     params: { callback: callbackParam },
@@ -28,6 +29,7 @@ const list: Format[] = [
   rowFormat({
     kind: 'rows',
     name: 'csv',
+    rangeable: true,
     contentType: 'text/csv; charset=utf-8',
     attachment: 'csv',
     encoder: csvEncoder,
@@ -36,6 +38,7 @@ const list: Format[] = [
   rowFormat({
     kind: 'rows',
     name: 'ndjson',
+    rangeable: true,
     contentType: 'application/x-ndjson; charset=utf-8',
     encoder: ndjsonEncoder,
     options: () => ({}),

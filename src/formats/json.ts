@@ -38,9 +38,10 @@ export interface JsonOptions {
   callback?: string;
 }
 
-export function jsonEncoder(columns: readonly string[], { callback }: JsonOptions): Encoder {
+/** `rowsBefore`: the rows follow rows encoded elsewhere (an earlier range), so the first one gets its separator too. */
+export function jsonEncoder(columns: readonly string[], { callback }: JsonOptions, rowsBefore = false): Encoder {
   const encodeRow = rowObjectEncoder(columns);
-  let first = true;
+  let first = !rowsBefore;
   return {
     head: () => (callback ? `/**/${callback}([\n` : '[\n'),
     rows(batch) {

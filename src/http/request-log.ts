@@ -32,6 +32,8 @@ export interface QueryTiming {
   /** Undefined for a query that never got a process. */
   runMs?: number;
   outcome: string;
+  /** Rowid ranges it was split into over two query processes, when it was. */
+  ranges?: number;
 }
 
 /** One request as logged: one line, and what the metrics count. */
@@ -46,6 +48,7 @@ export interface RequestLine extends Omit<RequestFacts, 'err' | 'query' | 'statu
   durationMs: number;
   queueMs?: number;
   queryMs?: number;
+  ranges?: number;
   /** Node's parser's code, for a request it refused. */
   parserCode?: string;
 }
@@ -138,6 +141,7 @@ function write(entry: Entry): void {
   if (query) {
     line.queueMs = round(query.waitMs);
     if (query.runMs !== undefined) line.queryMs = round(query.runMs);
+    if (query.ranges !== undefined) line.ranges = query.ranges;
   }
   const log = request.log;
   if (err) log.error({ ...line, err }, 'request');

@@ -8,6 +8,8 @@ import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
 import { connection, prepare, type Connection, type Prepared } from './connections.js';
 import { FrameOutput } from './frame-output.js';
+import { rangeQuery, planRanges, rowsBeforeQuery } from './range-plan.js';
+import { rangeOf } from './ranges.js';
 import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage } from './protocol.js';
 
 /** Output is sent in frames of about this size: large enough to be cheap, small enough to stream. */
@@ -62,7 +64,7 @@ async function run(job: QueryJob): Promise<void> {
     // Syntax errors, unknown tables and "more than one statement" (a RangeError) are the client's.
     return fail('sql', err);
   }
-  const { stmt, readOnly, columns } = prepared;
+  const { readOnly, columns } = prepared;
   if (!readOnly) return fail('not-read', 'statement is not read-only');
   const format = findFormat(job.format);
   if (format?.kind !== 'rows') return fail('internal', new Error(`not a row format: ${job.format}`));
@@ -76,12 +78,23 @@ async function run(job: QueryJob): Promise<void> {
         missing,
       } satisfies ErrorPayload);
     }
-    const encoder = format.encoder(columns, job.options);
-    await output.text(encoder.head());
+    let range = job.range;
+    const plan = job.split && planRanges(open.db, job.sql, job.split.rowsPerRange);
+    if (plan) {
+      await writeJson(FrameType.plan, plan);
+      range = rangeOf(plan, 0);
+    }
+    // A range is the same query over part of the rows: the same columns, so the same encoder; the
+    // first range writes the head, the last the tail, and rows before a range are what json's seam needs.
+    const query = range ? rangeQuery(range) : { sql: job.sql, params: [] };
+    const stmt = range ? prepare(open, query.sql).stmt : prepared.stmt;
+    const rowsBefore = range?.from !== undefined && prepare(open, rowsBeforeQuery(range)).stmt.get(BigInt(range.from)) !== undefined;
+    const encoder = format.encoder(columns, job.options, rowsBefore);
+    if (range?.from === undefined) await output.text(encoder.head());
     let batch: SqliteValue[][] = [];
     let rows = 0;
     let lastFlush = Date.now();
-    for (const row of stmt.iterate() as IterableIterator<SqliteValue[]>) {
+    for (const row of stmt.iterate(...query.params) as IterableIterator<SqliteValue[]>) {
       batch.push(row);
       rows += 1;
       if (batch.length === rowsPerBatch || Date.now() - lastFlush >= flushIntervalMs) {
@@ -93,7 +106,7 @@ async function run(job: QueryJob): Promise<void> {
         }
       }
     }
-    await output.text(encoder.rows(batch) + encoder.tail());
+    await output.text(encoder.rows(batch) + (range?.to === undefined ? encoder.tail() : ''));
     await output.finish(FrameType.end, JSON.stringify({ rows } satisfies EndPayload));
   } catch (err) {
     output.discard();

@@ -75,7 +75,18 @@ export class FairQueue<T extends QueueItem> {
     return undefined;
   }
 
-  /** A started item is done: its key may start another. */
+  /** Whether a started item's key is under its concurrency: one more of its slots is free. */
+  hasSlot(item: T): boolean {
+    const state = this.keys.get(item.key);
+    return state !== undefined && state.running < this.limits.keyConcurrency;
+  }
+
+  /** A started item takes one more of its key's slots (a second process); `finished` gives each back. */
+  takeSlot(item: T): void {
+    this.keys.get(item.key)!.running += 1;
+  }
+
+  /** A started item is done with a slot: its key may start another. */
   finished(item: T): void {
     const state = this.keys.get(item.key);
     if (!state) return;

@@ -16,6 +16,12 @@ const startFailuresAllowed = 3;
 const longAfterMs = 1000;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
+/**
+ * Output of a split export's range not yet due (the range ahead's, or the rest of one while the
+ * spool is full) kept in memory, at most, a range; beyond, its process waits. A range is about a MB
+ * (`rowsPerRange`), so this binds only for very wide rows, or while the spool is full.
+ */
+const rangeHoldBytes = 8 * 1024 * 1024;
 
 export interface PoolOptions extends ProcessLimits {
   size: number;
@@ -25,6 +31,8 @@ export interface PoolOptions extends ProcessLimits {
   queue: FairQueueLimits;
   spoolResponseMb: number;
   spoolTotalMb: number;
+  /** Rows of each range of a split whole-table export; 0: exports are never split. */
+  rowsPerRange: number;
 }
 
 /** Query processes could not be started: the message says why (what the last one wrote to stderr). */
@@ -38,6 +46,11 @@ export class PoolStartError extends Error {}
  * Lanes: a query that works longer than a second is long. Long queries run at a lower CPU priority,
  * and at most `longQueries` of them at once; one more is frozen (parked, its clock stopped) until one
  * ends. With a pool larger than `longQueries`, the rest of the processes stay for short queries.
+ *
+ * Split exports (query-run.ts): a whole-table export takes a second process only while one is
+ * idle, no query waits and its key has a free slot (the second process counts as one of the key's
+ * running queries). It gives the second process back at the end of a range as soon as any query
+ * waits, so another key waits for it one range at most (about a MB of output).
  */
 export class QueryPool implements RunHost {
   private readonly processes = new Set<QueryProcess>();
@@ -58,8 +71,12 @@ export class QueryPool implements RunHost {
     for (let i = 0; i < options.size; i++) this.spawn();
   }
 
-  /** Starts a query for `key`; its encoded result is read from the returned stream, which fails with QueryFailed. */
-  run(job: QueryJob, key: string): QueryRun {
+  /**
+   * Starts a query for `key`; its encoded result is read from the returned stream, which fails with
+   * QueryFailed. `mayTakeTwo`: its reader keeps up with two query processes, so a whole-table export
+   * may be split over two (query-run.ts); a reader slower than one process gains nothing from it.
+   */
+  run(job: QueryJob, key: string, mayTakeTwo = false): QueryRun {
     const run = new QueryRun(this, job, key, {
       timeoutMs: this.options.timeoutMs,
       longAfterMs,
@@ -69,6 +86,8 @@ export class QueryPool implements RunHost {
         maxFileBytes: this.options.spoolResponseMb * 2 ** 20,
         budget: this.budget,
       },
+      rowsPerRange: mayTakeTwo ? this.options.rowsPerRange : 0,
+      holdBytes: rangeHoldBytes,
     });
     try {
       if (this.closing) throw new QueryFailed({ kind: 'closing' });
@@ -133,16 +152,36 @@ export class QueryPool implements RunHost {
   promote(run: QueryRun): void {
     if (this.long.size < this.options.longQueries) {
       this.long.add(run);
-      run.runningProcess?.lowerPriority();
+      run.lowerPriority();
     } else {
       this.parked.push(run);
       run.park();
     }
   }
 
-  /** The run holds no process any more: its key may run another, and its place as a long query frees. */
+  spare(run: QueryRun): boolean {
+    return !this.closing && this.idle.length > 0 && this.queue.waiting === 0 && this.queue.hasSlot(run);
+  }
+
+  helper(run: QueryRun): QueryProcess | undefined {
+    if (!this.spare(run)) return undefined;
+    this.queue.takeSlot(run);
+    const process = this.idle.pop()!;
+    this.busy.set(process, run);
+    return process;
+  }
+
+  othersWaiting(): boolean {
+    return this.queue.waiting > 0;
+  }
+
+  /**
+   * The run lets a process go: its key may run another. Once it holds none, its place as a long
+   * query frees too.
+   */
   private leave(run: QueryRun): void {
     this.queue.finished(run);
+    if ([...this.busy.values()].includes(run)) return;
     if (this.long.delete(run)) {
       const next = this.parked.shift();
       if (next) {
@@ -190,7 +229,7 @@ export class QueryPool implements RunHost {
     if (run) {
       this.busy.delete(process);
       this.leave(run);
-      run.processDied();
+      run.processDied(process);
     }
     if (this.closing) return;
     if (!process.stopped && Date.now() - process.startedAt < quickDeathMs) setTimeout(() => this.closing || this.spawn(), respawnDelayMs);

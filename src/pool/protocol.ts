@@ -1,7 +1,8 @@
 /**
  * The only contract between the server and its query processes.
  * Jobs go to a child over IPC; results come back on the child's stdout as frames
- * `[type u8][length u32 BE][payload]`, so data, end and error stay in order on one channel.
+ * `[type u8][length u32 BE][payload]`, so data, end and error (and a split query's plan, before
+ * its first data) stay in order on one channel.
  */
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
@@ -13,6 +14,29 @@ export interface QueryJob {
   format: string;
   /** That format's encoder options for this call (JSON data, never a key), passed through unread. */
   options: unknown;
+  /**
+   * Set by the pool when a second process could help: if the query reads a whole rowid table, the
+   * process answers with a plan of rowid ranges (a `plan` frame) and runs the first range only.
+   */
+  split?: { rowsPerRange: number };
+  /** Set by the pool: run only this range of the query's rows (ranges.ts). */
+  range?: RowidRange;
+}
+
+/** One range of a split query: its rows whose rowid is `from` or above and below `to` (decimal; absent: unbounded). */
+export interface RowidRange {
+  table: string;
+  /** The name the rowid goes by in this table (rowid, _rowid_ or oid: the first no column took). */
+  column: string;
+  from?: string;
+  to?: string;
+}
+
+/** A split query's ranges: range k runs from `bounds[k - 1]` to `bounds[k]`; the first and last are open. */
+export interface RangePlan {
+  table: string;
+  column: string;
+  bounds: string[];
 }
 
 export interface RunMessage {
@@ -20,7 +44,7 @@ export interface RunMessage {
   job: QueryJob;
 }
 
-export const FrameType = { data: 1, end: 2, error: 3 } as const;
+export const FrameType = { data: 1, end: 2, error: 3, plan: 4 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 export interface EndPayload {

@@ -1,20 +1,28 @@
 import { Readable } from 'node:stream';
 import { QueryFailed, type QueryFailure } from '../errors.js';
 import type { QueueItem } from './fair-queue.js';
-import { FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob } from './protocol.js';
+import { FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RangePlan } from './protocol.js';
 import type { QueryProcess } from './query-process.js';
+import { RangeOrder } from './range-order.js';
+import { mayBeSplit, rangeCount, rangeOf } from './ranges.js';
 import { Spool, type SpoolOptions } from './spool.js';
 
 /** What a run needs from its pool. */
 export interface RunHost {
-  /** The run is done with its process, which can take another job. */
+  /** The run is done with this process, which can take another job. */
   release(run: QueryRun, process: QueryProcess): void;
-  /** The run gave up while its process still worked on it: only a kill stops that. */
+  /** The run gave up while this process still worked on it: only a kill stops that. */
   kill(run: QueryRun, process: QueryProcess): void;
   /** The run waits in the queue no more. */
   unqueue(run: QueryRun): void;
   /** The run has worked long enough to be a long query. */
   promote(run: QueryRun): void;
+  /** Whether a second process could be had for the run now (pool.ts says when), without taking it. */
+  spare(run: QueryRun): boolean;
+  /** A second process for the run, taken now, if one may be had. */
+  helper(run: QueryRun): QueryProcess | undefined;
+  /** Whether queries wait for a process: a split run's second process goes back for them. */
+  othersWaiting(): boolean;
 }
 
 export interface RunOptions {
@@ -22,6 +30,10 @@ export interface RunOptions {
   /** A query still working after this long is a long one. */
   longAfterMs: number;
   spool: SpoolOptions;
+  /** Rows of each range when a whole-table export is split (ranges.ts); 0: never split. */
+  rowsPerRange: number;
+  /** Output of the range ahead held in memory, at most, before its process waits for its turn. */
+  holdBytes: number;
 }
 
 function failureFrom(p: ErrorPayload): QueryFailure {
@@ -42,15 +54,36 @@ function failureFrom(p: ErrorPayload): QueryFailure {
 /**
  * One query: waiting for a process, then running in it, then (maybe after its process has moved
  * on) being read by its client. Its encoded result is this stream, fed from a spool, so how fast the
- * client reads never holds the process. The time limit counts every moment the query holds its
+ * client reads never holds the process. The time limit counts every moment the query holds a
  * process (a full spool too), except while it is parked as a long query in excess.
+ *
+ * A whole-table export may be split (ranges.ts): its first process answers with a plan of rowid
+ * ranges, and while it runs one range a second process, when the pool can spare one, runs the next.
+ * Ranges go to the spool strictly in order; output not yet due waits in memory (RangeOrder). The run
+ * holds both processes' slots, limits and fate: a failure, timeout or cancel in either ends both.
  */
 export class QueryRun extends Readable implements QueueItem {
   /** Rows sent, once the query has completed. */
   rows: number | null = null;
-  /** When it was queued, got a process and let it go (performance.now()), and how it ended: for the metrics. */
-  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string } = { queuedAt: performance.now() };
-  private process: QueryProcess | null = null;
+  /**
+   * When it was queued, got a process and let it go (performance.now()), how it ended, and the
+   * ranges it was split into if it was: for the log and the metrics.
+   */
+  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string; ranges?: number } = {
+    queuedAt: performance.now(),
+  };
+  /** Its processes, each with the range it runs (undefined: the whole query, or its plan). */
+  private readonly workers = new Map<QueryProcess, number | undefined>();
+  private plan: RangePlan | undefined;
+  private order: RangeOrder | undefined;
+  private rowsSent = 0;
+  /** Processes told to wait: for room in the spool, or until output their range holds goes out. */
+  private readonly paused = new Set<QueryProcess>();
+  private roomAwaited = false;
+  /** The run's last process, kept while no range may start (its output waits for the spool): it runs the next. */
+  private kept: QueryProcess | undefined;
+  private long = false;
+  private parked = false;
   private readonly spool: Spool;
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
@@ -75,32 +108,38 @@ export class QueryRun extends Readable implements QueueItem {
 
   start(process: QueryProcess): void {
     this.times.startedAt = performance.now();
-    this.process = process;
-    process.onFrame = (frame) => this.onFrame(frame);
-    process.run(this.job);
+    // The pool's answer first: it is the cheaper question, and most often no (small queries come in crowds).
+    const split = this.options.rowsPerRange > 0 && this.host.spare(this) && mayBeSplit(this.job);
+    this.work(process, split ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
     this.startClock();
     this.longTimer = setTimeout(() => this.host.promote(this), this.options.longAfterMs);
   }
 
+  /** A long query: its processes run at a lower CPU priority, a second one taken later too. */
+  lowerPriority(): void {
+    this.long = true;
+    for (const process of this.workers.keys()) process.lowerPriority();
+  }
+
   /** Frozen as a long query in excess: its time does not run. */
   park(): void {
+    this.parked = true;
     this.stopClock();
-    this.process?.freeze();
+    for (const process of this.workers.keys()) process.freeze();
   }
 
   unpark(): void {
-    this.process?.lowerPriority();
-    this.process?.thaw();
+    this.parked = false;
+    this.lowerPriority();
+    for (const process of this.workers.keys()) process.thaw();
     this.startClock();
+    this.startNext();
   }
 
-  get runningProcess(): QueryProcess | null {
-    return this.process;
-  }
-
-  /** The process died while running this query (out of memory, or killed from outside). */
-  processDied(): void {
-    this.process = null;
+  /** One of its processes died while running it (out of memory, or killed from outside). */
+  processDied(process: QueryProcess): void {
+    this.workers.delete(process);
+    if (this.kept === process) this.kept = undefined;
     this.destroy(new QueryFailed({ kind: 'resources' }));
   }
 
@@ -123,41 +162,166 @@ export class QueryRun extends Readable implements QueueItem {
     this.ended(err instanceof QueryFailed ? err.failure.kind : 'cancelled');
     this.stopTimers();
     this.host.unqueue(this);
-    const process = this.process;
-    this.process = null;
-    if (process) {
+    const processes = [...this.workers.keys()];
+    this.workers.clear();
+    for (const process of processes) {
       process.onFrame = () => {};
       this.host.kill(this, process);
     }
+    // The kept process runs nothing: it can take another query.
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept) this.host.release(this, kept);
     this.spool.close();
     callback(err);
   }
 
-  private onFrame(frame: Frame): void {
+  private work(process: QueryProcess, job: QueryJob, range: number | undefined): void {
+    this.workers.set(process, range);
+    process.onFrame = (frame) => this.onFrame(process, frame);
+    process.run(job);
+  }
+
+  private onFrame(process: QueryProcess, frame: Frame): void {
     // Frames still in the pipe of a process this run gave up on (it is being killed).
-    if (!this.process) return;
+    if (!this.workers.has(process)) return;
     switch (frame.type) {
+      case FrameType.plan:
+        this.plan = JSON.parse(frame.payload.toString()) as RangePlan;
+        this.times.ranges = rangeCount(this.plan);
+        this.order = new RangeOrder(this.times.ranges, this.options.holdBytes);
+        this.workers.set(process, this.order.take());
+        this.startNext();
+        break;
       case FrameType.data:
-        if (!this.spool.append(frame.payload)) {
-          // Full: the process waits for the client now, and that wait is the query's time.
-          this.process?.pauseOutput();
-          this.spool.onRoom(() => this.process?.resumeOutput());
-        }
+        this.output(process, frame.payload);
         break;
       case FrameType.end:
-        this.rows = (JSON.parse(frame.payload.toString()) as EndPayload).rows;
-        this.ended('ok');
-        this.done();
-        this.spool.end();
+        this.rowsSent += (JSON.parse(frame.payload.toString()) as EndPayload).rows;
+        this.rangeEnded(process);
         break;
       case FrameType.error: {
         const failure = failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload);
         this.ended(failure.kind);
-        this.done();
+        this.letGo(process);
         this.destroy(new QueryFailed(failure));
         break;
       }
     }
+  }
+
+  /** Output of a process: to the spool if it is due, else held until it is. */
+  private output(process: QueryProcess, data: Buffer): void {
+    const range = this.workers.get(process);
+    if (this.order && range !== undefined && this.order.holds(range)) {
+      if (!this.order.hold(range, data)) this.holdBack(process);
+    } else if (!this.spool.append(data)) {
+      // Full: the process waits for the client now, and that wait is the query's time.
+      this.holdBack(process);
+    }
+  }
+
+  private holdBack(process: QueryProcess): void {
+    process.pauseOutput();
+    this.paused.add(process);
+    this.awaitRoom();
+  }
+
+  /** Once a full spool has room again: held output goes to it, and what waited goes on. */
+  private awaitRoom(): void {
+    if (this.roomAwaited || !this.spool.full) return;
+    this.roomAwaited = true;
+    this.spool.onRoom(() => {
+      this.roomAwaited = false;
+      this.flush();
+      this.startNext();
+    });
+  }
+
+  /**
+   * Moves held output to the spool while it has room (never past its caps), ends the spool once a
+   * split query's last output is in it, and lets paused processes whose wait is over go on.
+   */
+  private flush(): void {
+    const order = this.order;
+    if (order) {
+      for (let data = this.spool.full ? undefined : order.due(); data; data = this.spool.full ? undefined : order.due()) {
+        this.spool.append(data);
+      }
+      if (order.done) this.spool.end();
+    }
+    for (const process of this.paused) {
+      const range = this.workers.get(process);
+      const held = order !== undefined && range !== undefined && order.holds(range);
+      if (held ? order.mayGoOn(range) : !this.spool.full) {
+        this.paused.delete(process);
+        process.resumeOutput();
+      }
+    }
+    this.awaitRoom();
+  }
+
+  /** A process ended its part: the whole query, or a range. */
+  private rangeEnded(process: QueryProcess): void {
+    const order = this.order;
+    if (!order) {
+      this.completed();
+      this.letGo(process);
+      this.spool.end();
+      return;
+    }
+    order.end(this.workers.get(process)!);
+    if (order.allStarted && this.workers.size === 1) {
+      // Every range has ended: the query is done, and what is held goes out as the spool takes it.
+      this.completed();
+      this.letGo(process);
+    } else if (order.startable && !(this.workers.size > 1 && this.host.othersWaiting())) {
+      this.runRange(process, order.take());
+    } else if (this.workers.size > 1) {
+      // A second process goes back to the pool: for anyone waiting, or until a range may start.
+      this.letGo(process);
+    } else {
+      this.workers.delete(process);
+      this.paused.delete(process);
+      process.onFrame = () => {};
+      process.resumeOutput();
+      this.kept = process;
+    }
+    this.flush();
+    this.startNext();
+  }
+
+  /** Starts the ranges that may start: in the run's kept process, then in one the pool can spare. */
+  private startNext(): void {
+    // A parked run starts nothing: it goes on where it was once unparked.
+    if (this.parked) return;
+    if (this.kept && this.order?.startable) {
+      const process = this.kept;
+      this.kept = undefined;
+      this.runRange(process, this.order.take());
+    }
+    this.recruit();
+  }
+
+  /** Takes a second process while a range may start and the pool can spare one. */
+  private recruit(): void {
+    while (this.order?.startable) {
+      const helper = this.host.helper(this);
+      if (!helper) return;
+      if (this.long) helper.lowerPriority();
+      this.runRange(helper, this.order.take());
+    }
+  }
+
+  private runRange(process: QueryProcess, range: number): void {
+    this.work(process, { ...this.job, range: rangeOf(this.plan!, range) }, range);
+  }
+
+  /** Every row is made: the time limit stops, what is left is the client's reading. */
+  private completed(): void {
+    this.rows = this.rowsSent;
+    this.ended('ok');
+    this.stopTimers();
   }
 
   /** The first end said is the one: a run destroyed after its process finished has already ended. */
@@ -168,10 +332,9 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   /** The process is done with this query and can take another. */
-  private done(): void {
-    this.stopTimers();
-    const process = this.process!;
-    this.process = null;
+  private letGo(process: QueryProcess): void {
+    this.workers.delete(process);
+    this.paused.delete(process);
     process.onFrame = () => {};
     process.resumeOutput();
     this.host.release(this, process);

@@ -1,0 +1,164 @@
+/**
+ * The bounds a split export (src/pool/ranges.ts) keeps: its client waits on it, never its query
+ * processes beyond one; its client leaving, its time limit and a process dying end all of it, and
+ * a body cut short is never ended as if complete.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { after, before, test } from 'node:test';
+import { waitFor } from './helpers/cli.js';
+import { makeDb } from './helpers/fixture-db.js';
+import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+
+let server: TestServer;
+const keys: string[] = [];
+
+before(async () => {
+  // A small spool and ranges of 1,000 rows (~100 KB), so an unread export fills its spool at once
+  // and waits, in a few of its 600 ranges; the time limit leaves room for a busy machine.
+  server = await startServer({
+    queryProcesses: 2,
+    exportRangeRows: 1000,
+    spoolResponseMb: 1,
+    queryTimeoutMs: 15_000,
+    clientIdleTimeoutMs: 60_000,
+  });
+  for (const name of ['alice', 'bob']) keys.push((await server.catalog.addUser(name)).key);
+  const db = makeDb(
+    server.dataDir,
+    'huge.sqlite',
+    `create table huge (id integer primary key, t text);
+     with recursive c(x) as (select 1 union all select x + 1 from c where x < 600000)
+     insert into huge select x, printf('%090d', x) from c;`,
+  );
+  await server.catalog.addScraper('alice/huge', db, { isPrivate: false, description: '' });
+});
+after(() => server.close());
+
+const exportUrl = () => dataUrl(server.base, 'alice/huge', 'ndjson', { key: keys[0]!, query: 'select * from huge' });
+const quietPool = () =>
+  waitFor(() => {
+    const s = server.pool.stats();
+    return s.ready === server.config.queryProcesses && s.busy === 0 && s.waiting === 0;
+  }, 15_000);
+
+/** The response, unread and paused: a client that reads nothing yet. */
+function unread(target: string): Promise<{ req: http.ClientRequest; res: http.IncomingMessage }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(target, (res) => {
+      res.pause();
+      resolve({ req, res });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** Reads the rest; resolves with whether the body ended complete. */
+function finish(res: http.IncomingMessage): Promise<boolean> {
+  return new Promise((resolve) => {
+    res.on('end', () => resolve(res.complete));
+    res.on('error', () => resolve(false));
+    res.on('aborted', () => resolve(false));
+    res.resume();
+  });
+}
+
+/** The export's log line, written when it ends, says it was split. */
+const loggedSplit = (from: number, timeoutMs = 10_000) =>
+  waitFor(
+    () =>
+      server
+        .logs()
+        .slice(from)
+        .split('\n')
+        .some((l) => l.includes('/data.ndjson') && ((JSON.parse(l) as { ranges?: number }).ranges ?? 0) > 1),
+    timeoutMs,
+  );
+
+/** Pids of this test process's query processes (both of the server's pools). */
+function queryProcesses(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pool/child.js');
+      } catch {
+        return false;
+      }
+    });
+}
+
+test('a split export whose client reads nothing ends at its time limit, cut short; another key is served meanwhile', async () => {
+  await quietPool();
+  const logFrom = server.logs().length;
+  const { res } = await unread(exportUrl());
+  assert.equal(res.statusCode, 200);
+  await waitFor(() => server.pool.stats().busy >= 1, 10_000);
+  const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
+  assert.deepEqual(await quick.json(), [{ one: 1 }]);
+  // Its spool full, it waits on its client, and that wait is its time: it ends, split, while nothing was read.
+  await loggedSplit(logFrom, 30_000);
+  await quietPool();
+  assert.equal(await finish(res), false, 'an export past its time limit is cut, never ended as if complete');
+});
+
+test('a split export whose client goes away stops: its processes are killed and replaced', async () => {
+  await quietPool();
+  const before = queryProcesses();
+  const { req, res } = await unread(exportUrl());
+  assert.equal(res.statusCode, 200);
+  await waitFor(() => server.pool.stats().busy >= 1, 10_000);
+  req.destroy();
+  await waitFor(() => server.pool.stats().busy === 0, 10_000);
+  await quietPool();
+  assert.notDeepEqual(queryProcesses().sort(), before.sort(), 'the export’s process was killed, and another started');
+});
+
+test('a query process dying in a split export cuts its body short', async () => {
+  await quietPool();
+  const logFrom = server.logs().length;
+  const { res } = await unread(exportUrl());
+  assert.equal(res.statusCode, 200);
+  await waitFor(() => server.pool.stats().busy >= 1, 10_000);
+  for (const pid of queryProcesses()) process.kill(pid, 'SIGKILL');
+  assert.equal(await finish(res), false, 'a body cut short is never ended as if complete');
+  await loggedSplit(logFrom);
+  await quietPool();
+});
+
+test('a split export gives its second process back at the end of a range once another query waits', async () => {
+  await quietPool();
+  const answered: string[] = [];
+  // Uncompressed (fetch asks for gzip and br unless told otherwise): a compressed body is never split.
+  const exported = fetch(exportUrl(), { headers: { 'accept-encoding': 'identity' } }).then(async (res) => {
+    const text = await res.text();
+    answered.push('export');
+    return text;
+  });
+  // Both processes on the export: the next query waits for one of them.
+  await waitFor(() => server.pool.stats().busy === 2, 10_000);
+  const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
+  answered.push('quick');
+  assert.deepEqual(await quick.json(), [{ one: 1 }]);
+  assert.equal((await exported).split('\n').length, 600_001, 'every row, then the last newline');
+  assert.deepEqual(answered, ['quick', 'export'], 'the waiting query was answered while the export still ran');
+});
+
+test('a split export read late, its spool full and a range held, still comes whole and in order', async () => {
+  await quietPool();
+  const { res } = await unread(exportUrl());
+  // The range being sent waits on the full spool, the one ahead held: then the client reads it all.
+  await waitFor(() => server.pool.stats().busy === 1, 10_000);
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  assert.equal(await finish(res), true);
+  const lines = Buffer.concat(chunks).toString().split('\n');
+  assert.equal(lines.length, 600_001);
+  for (let i = 0; i < 600_000; i += 1) {
+    if (!lines[i]!.startsWith(`{"id":${i + 1},`)) assert.fail(`line ${i + 1}: ${lines[i]!.slice(0, 40)}`);
+  }
+});
