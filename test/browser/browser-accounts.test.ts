@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { hashPassword } from '../src/accounts/passwords.js';
-import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer, type WatchedPage } from './helpers/browser.js';
-import { makeDb } from './helpers/fixture-db.js';
-import type { TestServer } from './helpers/server.js';
+import { hashPassword } from '../../src/accounts/passwords.js';
+import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer, type WatchedPage } from '../helpers/browser.js';
+import { makeDb } from '../helpers/fixture-db.js';
+import type { TestServer } from '../helpers/server.js';
 
 const password = 'correct horse battery';
 

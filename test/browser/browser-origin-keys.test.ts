@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { errors } from '../src/errors.js';
-import { browserScene, browserSkip, jsonpCalls, openPage, type OtherOrigin } from './helpers/browser.js';
-import { dataUrl } from './helpers/server.js';
+import { errors } from '../../src/errors.js';
+import { browserScene, browserSkip, jsonpCalls, openPage, type OtherOrigin } from '../helpers/browser.js';
+import { dataUrl } from '../helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
 const rows = [

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer } from './helpers/browser.js';
-import { waitFor } from './helpers/cli.js';
-import { makeDb } from './helpers/fixture-db.js';
-import { dataUrl, type TestServer } from './helpers/server.js';
+import { browserSkip, launchBrowser, openPage, screenshot, startPlanningServer } from '../helpers/browser.js';
+import { waitFor } from '../helpers/cli.js';
+import { makeDb } from '../helpers/fixture-db.js';
+import { dataUrl, type TestServer } from '../helpers/server.js';
 
 const script = '<script>alert("description")</script>';
 const img = '<img src=x onerror=alert("value")>';

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, startPlanningServer, type WatchedPage } from './helpers/browser.js';
-import { sha256File } from './helpers/fixture-db.js';
-import type { TestServer } from './helpers/server.js';
+import { browserSkip, launchBrowser, openPage, startPlanningServer, type WatchedPage } from '../helpers/browser.js';
+import { sha256File } from '../helpers/fixture-db.js';
+import type { TestServer } from '../helpers/server.js';
 
 const sql = 'select title, n, r from "data" where n >= 2 order by n';
 

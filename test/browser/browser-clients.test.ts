@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { browserScene, browserSkip, jsonpCalls, openPage } from './helpers/browser.js';
-import { dataUrl } from './helpers/server.js';
+import { browserScene, browserSkip, jsonpCalls, openPage } from '../helpers/browser.js';
+import { dataUrl } from '../helpers/server.js';
 
 const query = 'select title, n from "data" where n < 3 order by n';
 const rows = [

@@ -10,9 +10,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from './helpers/browser.js';
-import { sha256File, tempDir } from './helpers/fixture-db.js';
-import { dataUrl, type TestServer } from './helpers/server.js';
+import { browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from '../helpers/browser.js';
+import { sha256File, tempDir } from '../helpers/fixture-db.js';
+import { dataUrl, type TestServer } from '../helpers/server.js';
 
 const sql = 'select title, n, r from "data" where n < 3 order by n';
 

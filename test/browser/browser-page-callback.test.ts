@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { browserScene, browserSkip, openPage, type WatchedPage } from './helpers/browser.js';
+import { browserScene, browserSkip, openPage, type WatchedPage } from '../helpers/browser.js';
 
 const payload = "a(){}alert(document['domain']);function b";
 
