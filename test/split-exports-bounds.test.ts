@@ -92,12 +92,18 @@ function queryProcesses(): number[] {
     });
 }
 
-test('a split export whose client reads nothing ends at its time limit, cut short; another key is served meanwhile', async () => {
+/** From a quiet pool: the export, its client reading nothing yet, once its query runs; and where the log stood before it. */
+async function runningUnreadExport(): Promise<{ res: http.IncomingMessage; logFrom: number }> {
   await quietPool();
   const logFrom = server.logs().length;
   const { res } = await unread(exportUrl());
   assert.equal(res.statusCode, 200);
   await waitFor(() => server.pool.stats().busy >= 1, 10_000);
+  return { res, logFrom };
+}
+
+test('a split export whose client reads nothing ends at its time limit, cut short; another key is served meanwhile', async () => {
+  const { res, logFrom } = await runningUnreadExport();
   const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
   assert.deepEqual(await quick.json(), [{ one: 1 }]);
   // Its spool full, it waits on its client, and that wait is its time: it ends, split, while nothing was read.
@@ -119,11 +125,7 @@ test('a split export whose client goes away stops: its processes are killed and 
 });
 
 test('a query process dying in a split export cuts its body short', async () => {
-  await quietPool();
-  const logFrom = server.logs().length;
-  const { res } = await unread(exportUrl());
-  assert.equal(res.statusCode, 200);
-  await waitFor(() => server.pool.stats().busy >= 1, 10_000);
+  const { res, logFrom } = await runningUnreadExport();
   for (const pid of queryProcesses()) process.kill(pid, 'SIGKILL');
   assert.equal(await finish(res), false, 'a body cut short is never ended as if complete');
   await loggedSplit(logFrom);
