@@ -7,7 +7,8 @@
  * this script prepared before, kept with `--keep`), the 1M-row fixture is not built again.
  */
 import http from 'node:http';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fixtureRows } from './fixture.js';
@@ -109,7 +110,8 @@ async function main(): Promise<void> {
   // The one argument that is not a flag, nor --profile's folder.
   const given = process.argv.slice(2).find((a, i, args) => !a.startsWith('--') && args[i - 1] !== '--profile');
   const keep = process.argv.includes('--keep');
-  const workDir = given ?? tempDir('siphon-cpu-costs-');
+  // Kept: made apart from tempDir(), whose folders are removed when the process ends.
+  const workDir = given ?? (keep ? mkdtempSync(path.join(os.tmpdir(), 'siphon-cpu-costs-')) : tempDir('siphon-cpu-costs-'));
   const keysFile = path.join(workDir, 'keys.json');
   let keys: string[];
   if (given && existsSync(keysFile)) {
