@@ -53,6 +53,12 @@ export function errorBody(error: SiphonError): string {
  */
 export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: string): SiphonError {
   const error = asSiphonError(err, reply);
+  answerError(reply, error, jsonpCallback);
+  return error;
+}
+
+/** sendError for an error already made ours by asSiphonError (which notes a fault of ours once). */
+export function answerError(reply: FastifyReply, error: SiphonError, jsonpCallback?: string): void {
   noteRequest(reply.request, { status: error.status, code: error.code });
   // CORS too, so a page calling the API with fetch() can read why its call failed. A key limited to
   // some origins has named the caller's already (key-origin.ts): that stays.
@@ -66,5 +72,4 @@ export function sendError(reply: FastifyReply, err: unknown, jsonpCallback?: str
   } else {
     void reply.code(error.status).type(errorContentType).send(errorBody(error));
   }
-  return error;
 }

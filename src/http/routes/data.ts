@@ -31,7 +31,7 @@ import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
 import { loggedWhenDone, noteRequest, type QueryTiming } from '../request-log.js';
 import type { Params } from '../query-string.js';
-import { asSiphonError, sendError } from '../send-error.js';
+import { answerError, asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
 import { findScraperFor, singleParam } from './params.js';
 
@@ -236,7 +236,7 @@ export function dataRoutes(
       const error: SiphonError = asSiphonError(err, reply);
       status = error.status;
       recordDownload();
-      sendError(reply, error, callback);
+      answerError(reply, error, callback);
     } finally {
       recordDownload();
       noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
