@@ -4,11 +4,9 @@
  */
 import type Database from 'better-sqlite3';
 import { quoteIdentifier } from '../scrapers/data-file.js';
+import { asciiLower } from '../sql/tokens.js';
 import type { RangePlan, RowidRange } from './protocol.js';
 import { wholeTable } from './ranges.js';
-
-/** SQLite compares names without regard to ASCII case only. */
-const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 /**
  * Ranges of about `rowsPerRange` rows each, when `sql` reads a table whole the way its ranges would:

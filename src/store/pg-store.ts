@@ -6,6 +6,7 @@ import { everyDay, lastDays } from './day-counts.js';
 import { LruCache } from './lru-cache.js';
 import { ChangeFeed } from './pg-changes.js';
 import { holdsNul } from './nul-text.js';
+import { scraperCacheKey } from './scraper-key.js';
 import { inTransaction, storableText, StorePool } from './pg-pool.js';
 import { migrate } from './pg-schema.js';
 import { PgWebAccounts } from './pg-web-accounts.js';
@@ -54,8 +55,6 @@ const scraperSelect = `
 const cachedLookups = 10_000;
 /** Downloads deleted per statement by pruneDownloads, so that recording goes on between them. */
 const pruneSlice = 10_000;
-
-const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 // The statements run at every request are prepared once per connection (named), the rest as they come.
 const findKeySql = {
@@ -358,7 +357,7 @@ export class PgStore implements Store {
 
   async findScraper(owner: string, name: string): Promise<Scraper | undefined> {
     if (holdsNul(owner, name)) return undefined;
-    return this.cachedLookup(this.scrapers, JSON.stringify([foldAscii(owner), foldAscii(name)]), async () => {
+    return this.cachedLookup(this.scrapers, scraperCacheKey(owner, name), async () => {
       const { rows } = await this.pool.query<ScraperRow>({ ...findScraperSql, values: [owner, name] });
       return rows[0] && this.toScraper(rows[0]);
     });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { LruCache } from './lru-cache.js';
 import { holdsNul } from './nul-text.js';
+import { scraperCacheKey } from './scraper-key.js';
 import { migrate } from './sqlite-schema.js';
 import { everyDay, lastDays } from './day-counts.js';
 import { SqliteWebAccounts } from './sqlite-web-accounts.js';
@@ -72,9 +73,6 @@ const pruneSliceIds = 10_000;
 
 /** Keys and scrapers kept in memory each; the least recently used are dropped beyond this. */
 const cachedLookups = 10_000;
-
-/** Names match case-insensitively for ASCII only, as SQLite's NOCASE does; so must the cache. */
-const foldAscii = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
 /**
  * The default store: one SQLite file in WAL mode, opened by the server and the CLI at the same time.
@@ -315,7 +313,7 @@ export class SqliteStore implements Store {
   // Misses are not cached, as for keys.
   async findScraper(owner: string, name: string): Promise<Scraper | undefined> {
     this.dropStaleLookups();
-    const cacheKey = JSON.stringify([foldAscii(owner), foldAscii(name)]);
+    const cacheKey = scraperCacheKey(owner, name);
     const cached = this.scrapers.get(cacheKey);
     if (cached) return cached;
     const row = this.stmt(`${scraperSelect} where a.name = ? and s.name = ? and s.removed_at is null`).get(owner, name) as
