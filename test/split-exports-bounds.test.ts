@@ -4,11 +4,11 @@
  * a body cut short is never ended as if complete.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
+import { childrenRunning } from './helpers/processes.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -77,20 +77,7 @@ const loggedSplit = (from: number, timeoutMs = 10_000) =>
   );
 
 /** Pids of this test process's query processes (both of the server's pools). */
-function queryProcesses(): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pool/child.js');
-      } catch {
-        return false;
-      }
-    });
-}
+const queryProcesses = () => childrenRunning('pool/child.js');
 
 /** From a quiet pool: the export, its client reading nothing yet, once its query runs; and where the log stood before it. */
 async function runningUnreadExport(): Promise<{ res: http.IncomingMessage; logFrom: number }> {

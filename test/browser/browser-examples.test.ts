@@ -5,40 +5,17 @@
  * for the JavaScript ones. Each must print what the API returns, or the API's error.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchBrowser, openPage, startOtherOrigin, startPlanningServer, type OtherOrigin } from '../helpers/browser.js';
 import { sha256File, tempDir } from '../helpers/fixture-db.js';
+import { runToEnd as run } from '../helpers/processes.js';
 import { dataUrl, type TestServer } from '../helpers/server.js';
 
 const sql = 'select title, n, r from "data" where n < 3 order by n';
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to completion with `input` on its stdin. */
-function run(command: string, args: string[], opts: { input?: string; cwd?: string } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
-      stdout += s;
-    });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      stderr += s;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.input ?? '');
-  });
-}
 
 const works = (command: string, ...args: string[]) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const skipUnless = (ok: boolean, why: string): string | false => (ok ? false : why);

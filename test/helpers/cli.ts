@@ -8,14 +8,10 @@ import { main } from '../../src/cli/main.js';
 import { allSettings, envName } from '../../src/config/settings.js';
 import { logRecords } from './log-lines.js';
 import { onExit } from './on-exit.js';
+import { runToEnd, type Ran } from './processes.js';
 import { siphonBin } from './paths.js';
 
-export interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = Ran;
 
 export interface CliOptions {
   /** Passed as the global --data-dir flag, before the command. */
@@ -43,24 +39,7 @@ function cliArgs(args: string[], dataDir: string | undefined): string[] {
 
 /** Runs the real `bin/siphon` in a process of its own to completion and collects what it printed. */
 function runCliProcess(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cliArgs(args, opts.dataDir), {
-      cwd: opts.cwd,
-      env: childEnv(opts.env),
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-      stdout += s;
-    });
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
-      stderr += s;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return runToEnd(process.execPath, cliArgs(args, opts.dataDir), { cwd: opts.cwd, env: childEnv(opts.env), input: opts.input });
 }
 
 /** `serve`, unless it only prints (its help or its settings): it serves until stopped, then ends its process. */

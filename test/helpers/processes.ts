@@ -1,4 +1,34 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+
+export interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to its end with `input` on its stdin (closed at once without), and collects what it printed. */
+export function runToEnd(
+  command: string,
+  args: readonly string[],
+  opts: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+    });
+    child.stderr.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.stdin.end(opts.input ?? '');
+  });
+}
 
 /** A process's state letter (`R`, `S`, `Z` for a zombie…) and parent, from /proc; undefined once it is gone. */
 function procStat(pid: number): { state: string; ppid: number } | undefined {
@@ -18,17 +48,20 @@ export function isRunning(pid: number): boolean {
   return stat !== undefined && stat.state !== 'Z';
 }
 
-/** The running import processes (src/scrapers/import-child.ts) whose parent is `parent`. */
-export function importProcesses(parent = process.pid): number[] {
+/** The running processes of `parent` whose command line names `script`. */
+export function childrenRunning(script: string, parent = process.pid): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => {
       if (procStat(pid)?.ppid !== parent || !isRunning(pid)) return false;
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('import-child.js');
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(script);
       } catch {
         return false;
       }
     });
 }
+
+/** The running import processes (src/scrapers/import-child.ts) whose parent is `parent`. */
+export const importProcesses = (parent = process.pid) => childrenRunning('import-child.js', parent);
