@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main.js';
 import { allSettings, envName } from '../../src/config/settings.js';
 import { logRecords } from './log-lines.js';
 import { onExit } from './on-exit.js';
-import { runToEnd, type Ran } from './processes.js';
+import { collectOutput, runToEnd, type Ran } from './processes.js';
 import { siphonBin } from './paths.js';
 
 export type CliResult = Ran;
@@ -134,25 +134,18 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
   onExit(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  let stdout = '';
-  let stderr = '';
-  // Always drained: a serve process logs every request to stdout, and a full pipe would stall it.
-  child.stdout.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
+  // A serve process logs every request to stdout: read as it comes.
+  const { stdout, stderr } = collectOutput(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`serve printed no banner in time. stdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`serve printed no banner in time. stdout: ${stdout()}\nstderr: ${stderr()}`));
     }, opts.timeoutMs ?? 60_000);
     const onData = () => {
-      const banner = findBanner(stdout);
+      const banner = findBanner(stdout());
       if (!banner) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
@@ -162,15 +155,15 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
         base,
         port: Number(new URL(base).port),
         banner: banner.message,
-        stdout: () => stdout,
-        stderr: () => stderr,
+        stdout,
+        stderr,
         exited,
       });
     };
     child.stdout.on('data', onData);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited (${code ?? signal}) before its banner. stdout: ${stdout}\nstderr: ${stderr}`));
+      reject(new Error(`serve exited (${code ?? signal}) before its banner. stdout: ${stdout()}\nstderr: ${stderr()}`));
     });
   });
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Ran {
@@ -6,6 +6,19 @@ export interface Ran {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+}
+
+/** What a child process has printed so far. Both pipes are always drained: a full one would stall it. */
+export function collectOutput(child: ChildProcess): { stdout(): string; stderr(): string } {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  return { stdout: () => stdout, stderr: () => stderr };
 }
 
 /** Runs a program to its end with `input` on its stdin (closed at once without), and collects what it printed. */
@@ -16,16 +29,9 @@ export function runToEnd(
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
-      stdout += s;
-    });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => {
-      stderr += s;
-    });
+    const output = collectOutput(child);
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout: output.stdout(), stderr: output.stderr() }));
     child.stdin.end(opts.input ?? '');
   });
 }
