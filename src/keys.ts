@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API keys: 24 random bytes, URL-safe, with a prefix so secret scanners and people can recognise one.
@@ -9,8 +9,9 @@ export function newKey(): string {
   return `sph_${randomBytes(24).toString('base64url')}`;
 }
 
+/** One call, no Hash object: every API call hashes its key. */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /**

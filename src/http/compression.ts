@@ -16,29 +16,39 @@ const codings: readonly ContentCoding[] = ['br', 'gzip', 'identity'];
  * send no coding rather than fail the request.
  */
 export function negotiateCoding(headers: IncomingHttpHeaders): ContentCoding {
-  return (new Negotiator({ headers }).encoding(codings) as ContentCoding | undefined) ?? 'identity';
+  const asked = headers['accept-encoding'];
+  if (asked === undefined) return 'identity';
+  let coding = negotiated.get(asked);
+  if (coding === undefined) {
+    coding = (new Negotiator({ headers: { 'accept-encoding': asked } }).encoding(codings) as ContentCoding | undefined) ?? 'identity';
+    // Clients send a handful of distinct headers; one sending a new one each time only empties this.
+    if (negotiated.size >= maxNegotiated) negotiated.clear();
+    negotiated.set(asked, coding);
+  }
+  return coding;
 }
+
+/** Answers by `Accept-Encoding` value: parsing the header was a visible part of a 304's cost. */
+const negotiated = new Map<string, ContentCoding>();
+const maxNegotiated = 64;
 
 /** Adds `value` to a `Vary` header that may already list other fields (CORS adds `Origin`). */
 function appendVary(headers: OutgoingHttpHeaders, value: string): void {
   const current = headers.vary;
-  const list = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
-  headers.vary = [...list, value].join(', ');
+  headers.vary = current === undefined ? value : `${Array.isArray(current) ? current.join(', ') : String(current)}, ${value}`;
 }
 
 /**
- * The response headers in a given coding. `Vary: Accept-Encoding` goes on every data response,
- * identity ones too: which body a client gets depends on that header. A compressed body's size is
- * not known before it is sent, so it has no `Content-Length` (it is chunked).
+ * Puts the response's headers in a given coding. `Vary: Accept-Encoding` goes on every data
+ * response, identity ones too: which body a client gets depends on that header. A compressed body's
+ * size is not known before it is sent, so it has no `Content-Length` (it is chunked).
  */
-export function withCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): OutgoingHttpHeaders {
-  const result = { ...headers };
-  appendVary(result, 'Accept-Encoding');
+export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): void {
+  appendVary(headers, 'Accept-Encoding');
   if (coding !== 'identity') {
-    result['content-encoding'] = coding;
-    delete result['content-length'];
+    headers['content-encoding'] = coding;
+    delete headers['content-length'];
   }
-  return result;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { ContentCoding } from './compression.js';
 export const notModifiedStatus = 304;
 
 /**
- * The response headers with its validators:
+ * Adds the response's validators to its headers:
  *
  * - `ETag`: a hash of the scraper, its data version and file (a publish changes it at once), and
  *   `shape`, everything that shapes the body: the query job (format, SQL, and the format's options:
@@ -20,18 +20,24 @@ export const notModifiedStatus = 304;
  *   were chunked.
  * - `Last-Modified`: when the data last changed, to the second (HTTP dates have no finer unit).
  */
-export function withValidators(headers: OutgoingHttpHeaders, scraper: Scraper, shape: object, coding: ContentCoding): OutgoingHttpHeaders {
+export function addValidators(headers: OutgoingHttpHeaders, scraper: Scraper, shape: object, coding: ContentCoding): void {
   // One call, no Hash object: this runs for every data request, 304s included.
   const hash = cryptoHash(
     'sha256',
     JSON.stringify({ scraper: scraper.id, version: scraper.data.version, file: scraper.data.file, shape }),
     'base64url',
   ).slice(0, 27); // 162 bits: collisions are out of reach
-  return {
-    ...headers,
-    etag: `W/"${hash}${coding === 'identity' ? '' : `-${coding}`}"`,
-    'last-modified': new Date(scraper.data.updatedAt).toUTCString(),
-  };
+  headers.etag = `W/"${hash}${coding === 'identity' ? '' : `-${coding}`}"`;
+  headers['last-modified'] = lastModified(scraper.data);
+}
+
+/** A data version's `Last-Modified`, made once per version: parsing and formatting a date on every request showed in profiles. */
+const lastModifiedTexts = new WeakMap<Scraper['data'], string>();
+
+function lastModified(data: Scraper['data']): string {
+  let text = lastModifiedTexts.get(data);
+  if (text === undefined) lastModifiedTexts.set(data, (text = new Date(data.updatedAt).toUTCString()));
+  return text;
 }
 
 /**
@@ -50,7 +56,7 @@ export function isNotModified(request: IncomingHttpHeaders, response: OutgoingHt
 }
 
 /** Headers that describe the body itself, which a 304 has none of (RFC 9110 §15.4.5). */
-const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'content-disposition'];
+const bodyHeaders = new Set(['content-type', 'content-length', 'content-encoding', 'content-disposition']);
 
 /**
  * Answers 304 with the headers the full response would have had, less those describing its body.
@@ -58,7 +64,8 @@ const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'cont
  * `Content-Length: 0`, which on a 304 claims the full response is empty (RFC 9110 §8.6).
  */
 export function sendNotModified(reply: FastifyReply, headers: OutgoingHttpHeaders): void {
-  const kept = Object.entries(headers).filter(([name]) => !bodyHeaders.includes(name.toLowerCase()));
+  const kept: OutgoingHttpHeaders = {};
+  for (const name in headers) if (!bodyHeaders.has(name.toLowerCase())) kept[name] = headers[name];
   reply.hijack();
-  reply.raw.writeHead(notModifiedStatus, Object.fromEntries(kept)).end();
+  reply.raw.writeHead(notModifiedStatus, kept).end();
 }

@@ -1,4 +1,5 @@
 import { errors } from '../errors.js';
+import { LruCache } from '../store/lru-cache.js';
 import { asciiLower, sqlTokens } from './tokens.js';
 
 /** Statements a query may start with. Everything else (PRAGMA, ATTACH, EXPLAIN, writes…) is refused. */
@@ -51,11 +52,19 @@ export function refusedPragmaFunction(sql: string): string | undefined {
 export function checkSql(sql: string | undefined, maxChars: number): string {
   if (sql === undefined || sql.trim() === '') throw errors.queryMissing();
   if (sql.length > maxChars) throw errors.queryTooLong(maxChars);
+  if (accepted.get(sql)) return sql;
   // SQLite stops reading at a NUL, so anything after one would be silently ignored.
   if (sql.includes('\0')) throw errors.queryNul();
   const first = firstKeyword(sql);
   if (!readKeywords.has(first)) throw errors.queryNotRead(first);
   const pragma = refusedPragmaFunction(sql);
   if (pragma !== undefined) throw errors.queryPragma(pragma, allowedPragmaFunctions);
+  accepted.set(sql, true);
   return sql;
 }
+
+/**
+ * SQL texts that passed the checks, which depend on the text alone: a client polling the same URL
+ * (and every 304) skips tokenising it again. Bounded in count and in characters kept.
+ */
+const accepted = new LruCache<string, true>(1000, { maxSize: 1024 * 1024, sizeOf: (sql) => sql.length });

@@ -23,10 +23,9 @@ import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import type { RequestLimits } from '../../limits/request-size.js';
 import { authenticate } from '../authenticate.js';
-import { corsHeaders } from '../cors.js';
 import { formatCall } from '../format-call.js';
-import { compressorFor, negotiateCoding, withCoding } from '../compression.js';
-import { isNotModified, notModifiedStatus, sendNotModified, withValidators } from '../conditional.js';
+import { compressorFor, negotiateCoding, setCoding } from '../compression.js';
+import { addValidators, isNotModified, notModifiedStatus, sendNotModified } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
 import { loggedWhenDone, noteRequest, type QueryTiming } from '../request-log.js';
@@ -50,9 +49,17 @@ function queryTiming(run: QueryRun): QueryTiming | undefined {
   return { waitMs: (startedAt ?? endedAt) - queuedAt, runMs: startedAt === undefined ? undefined : endedAt - startedAt, outcome, ranges };
 }
 
-function responseHeaders(format: Format, scraper: Scraper, callback: string | undefined, fileSize?: number): OutgoingHttpHeaders {
+/** A data answer's headers, built in one object: this runs for every call, 304s included. */
+function responseHeaders(
+  format: Format,
+  scraper: Scraper,
+  callback: string | undefined,
+  cors: OutgoingHttpHeaders,
+  rate: RateDecision | undefined,
+  fileSize?: number,
+): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {
-    ...corsHeaders,
+    ...cors,
     'content-type': bodyContentType(format, callback),
     // The key is in the URL: shared caches must not keep the response; browsers revalidate.
     'cache-control': 'private, no-cache',
@@ -64,6 +71,7 @@ function responseHeaders(format: Format, scraper: Scraper, callback: string | un
     headers['content-disposition'] = `attachment; filename="${scraper.owner.name}-${scraper.name}.${format.attachment}"`;
   }
   if (fileSize !== undefined) headers['content-length'] = fileSize;
+  if (rate) Object.assign(headers, rateLimitHeaders(rate));
   return headers;
 }
 
@@ -191,12 +199,9 @@ export function dataRoutes(
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const plain = {
-        ...responseHeaders(format, scraper, callback, job ? undefined : scraper.data.sizeBytes),
-        ...cors,
-        ...rateLimitHeaders(rate),
-      };
-      const headers = withValidators(withCoding(plain, coding), scraper, job ?? { format: format.name }, coding);
+      const headers = responseHeaders(format, scraper, callback, cors, rate, job ? undefined : scraper.data.sizeBytes);
+      setCoding(headers, coding);
+      addValidators(headers, scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
         status = notModifiedStatus;
