@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import os from 'node:os';
 import path from 'node:path';
 import { DownloadRecorder } from './downloads/recorder.js';
 import { DownloadSpool, spoolDir } from './downloads/spool.js';
@@ -50,6 +51,7 @@ function poolOptions(config: Config): PoolOptions {
     spoolResponseMb: config.spoolResponseMb,
     spoolTotalMb: config.spoolTotalMb,
     rowsPerRange: config.exportRangeRows,
+    startingAtOnce: os.availableParallelism(),
   };
 }
 

@@ -14,6 +14,8 @@ const startDeadlineMs = 30_000;
 const startFailuresAllowed = 3;
 /** A query working longer than this is a long one (exports, big sorts). */
 const longAfterMs = 1000;
+/** A query counts as just started for this long (see `startingWait`). */
+const startingMs = 20;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**
@@ -33,6 +35,8 @@ export interface PoolOptions extends ProcessLimits {
   spoolTotalMb: number;
   /** Rows of each range of a split whole-table export; 0: exports are never split. */
   rowsPerRange: number;
+  /** Queries just started that may run at once: the machine's cores (see `startingWait`). */
+  startingAtOnce: number;
 }
 
 /** Query processes could not be started: the message says why (what the last one wrote to stderr). */
@@ -63,6 +67,8 @@ export class QueryPool implements RunHost {
   private startFailures = 0;
   private lastStartError = '';
   private closing = false;
+  /** Dispatches again once a query stops counting as just started. */
+  private dispatchTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PoolOptions) {
     mkdirSync(options.tempDir, { recursive: true });
@@ -126,6 +132,7 @@ export class QueryPool implements RunHost {
 
   async close(): Promise<void> {
     this.closing = true;
+    clearTimeout(this.dispatchTimer);
     this.queue.drain(new QueryFailed({ kind: 'closing' }));
     await Promise.all([...this.processes].map((p) => p.kill()));
   }
@@ -195,13 +202,43 @@ export class QueryPool implements RunHost {
   }
 
   private dispatch(): void {
-    while (this.idle.length > 0) {
+    while (this.idle.length > 0 && this.queue.waiting > 0) {
+      const wait = this.startingWait();
+      if (wait > 0) {
+        this.dispatchTimer ??= setTimeout(() => {
+          this.dispatchTimer = undefined;
+          this.dispatch();
+        }, Math.ceil(wait));
+        return;
+      }
       const run = this.queue.next();
       if (!run) return;
       const process = this.idle.pop()!;
       this.busy.set(process, run);
       run.start(process);
     }
+  }
+
+  /**
+   * 0 when a query may start now, else how long until one of those running stops counting as just
+   * started. No more queries run just started than the machine has cores: most answer in well under
+   * a millisecond, and one more woken process would only fight them for the same cores, each waking
+   * with cold caches (measured: a small query cost its process about a third more CPU with six
+   * processes taking turns than with two, BENCHMARKS.md). The next query waits for one of them, hot,
+   * instead. A query still working after `startingMs` frees its turn, so a slow one delays others by
+   * that much at most, and the rest of the pool is there for them as before.
+   */
+  private startingWait(): number {
+    const now = performance.now();
+    let starting = 0;
+    let first = now;
+    for (const run of this.busy.values()) {
+      const at = run.times.startedAt;
+      if (at === undefined || now - at >= startingMs) continue;
+      starting += 1;
+      first = Math.min(first, at);
+    }
+    return starting < this.options.startingAtOnce ? 0 : first + startingMs - now;
   }
 
   private spawn(): void {
