@@ -8,7 +8,7 @@ import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
-import { childrenRunning } from './helpers/processes.js';
+import { childrenRunning, isRunning, working } from './helpers/processes.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -117,6 +117,35 @@ test('a query process dying in a split export cuts its body short', async () => 
   assert.equal(await finish(res), false, 'a body cut short is never ended as if complete');
   await loggedSplit(logFrom);
   await quietPool();
+});
+
+test('one of a split export’s two processes dying ends the export: the body is cut, the other stops work on it, the dead one is replaced', async () => {
+  await quietPool();
+  // The previews' process too may be at work (on this table's previews): this test tells processes apart by work.
+  await waitFor(async () => (await working(queryProcesses(), 200)).length === 0, 30_000);
+  const logFrom = server.logs().length;
+  // Read as it comes, so both processes keep working (uncompressed: a compressed body is never split).
+  const exported = fetch(exportUrl(), { headers: { 'accept-encoding': 'identity' } }).then(async (res) => {
+    try {
+      await res.arrayBuffer();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  await waitFor(() => server.pool.stats().busy === 2, 10_000);
+  // The export's two are the query processes at work now.
+  let pair: number[] = [];
+  await waitFor(async () => (pair = await working(queryProcesses(), 200)).length === 2, 10_000);
+  process.kill(pair[0]!, 'SIGKILL');
+  assert.equal(await exported, false, 'a body cut short is never ended as if complete');
+  await loggedSplit(logFrom);
+  await quietPool();
+  // The other was killed, or (between two ranges) given back idle: either way no work goes on for a dead export.
+  assert.deepEqual(await working(pair, 300), [], 'nothing works on the export any more');
+  assert.ok(!isRunning(pair[0]!));
+  const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
+  assert.deepEqual(await quick.json(), [{ one: 1 }]);
 });
 
 test('a split export gives its second process back at the end of a range once another query waits', async () => {

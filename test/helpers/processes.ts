@@ -36,16 +36,30 @@ export function runToEnd(
   });
 }
 
-/** A process's state letter (`R`, `S`, `Z` for a zombie…) and parent, from /proc; undefined once it is gone. */
-function procStat(pid: number): { state: string; ppid: number } | undefined {
+/**
+ * A process's state letter (`R`, `S`, `Z` for a zombie…), parent and CPU time so far (user and
+ * system, in clock ticks), from /proc; undefined once it is gone.
+ */
+function procStat(pid: number): { state: string; ppid: number; cpuTicks: number } | undefined {
   try {
     // The command name (2nd field, in parentheses) may hold spaces: fields are counted after it.
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, ppid] = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: state!, ppid: Number(ppid) };
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat(5), utime and stime, are the 12th and 13th after the name.
+    return { state: fields[0]!, ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined;
   }
+}
+
+/** Of `pids`, those that used CPU during the next `ms`: the ones at work. */
+export async function working(pids: readonly number[], ms: number): Promise<number[]> {
+  const before = new Map(pids.map((pid) => [pid, procStat(pid)?.cpuTicks]));
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return pids.filter((pid) => {
+    const [was, now] = [before.get(pid), procStat(pid)?.cpuTicks];
+    return was !== undefined && now !== undefined && now > was;
+  });
 }
 
 /** Whether the process is still running (an exited process nobody has reaped yet, a zombie, is not). */
