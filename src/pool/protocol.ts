@@ -91,30 +91,67 @@ export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
 }
 
 /**
- * Reassembles frames from stdout chunks, which split and join frames arbitrarily. Chunks of a frame
- * not yet complete are kept in a list and joined once, when the frame is: joining at every chunk
- * made a large frame cost time quadratic in its size.
+ * Reassembles frames from stdout chunks, which split and join frames arbitrarily. A data frame's
+ * payload is handed on in pieces as its bytes arrive, views into the chunks and never copied: the
+ * server only relays data, and joining each frame into a buffer of its own was a third of the memory
+ * it churned per byte exported, which V8 answers with full collections (BENCHMARKS.md, fifth round).
+ * Other frames are small, and come out whole: chunks of one not yet complete are kept in a list and
+ * joined once, when it is.
  */
 export class FrameParser {
   private chunks: Buffer[] = [];
   private bytes = 0;
+  /** Bytes still to come of the data frame being relayed. */
+  private dataLeft = 0;
 
   push(chunk: Buffer): Frame[] {
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
     const frames: Frame[] = [];
+    let rest = this.dataLeft > 0 ? this.dataPiece(chunk, frames) : chunk;
+    if (rest.length === 0) return frames;
+    this.chunks.push(rest);
+    this.bytes += rest.length;
     while (this.bytes >= frameHeaderBytes) {
       const head = this.chunks[0]!.length >= frameHeaderBytes ? this.chunks[0]! : this.join();
+      const type = head.readUInt8(0) as FrameType;
       const end = frameHeaderBytes + head.readUInt32BE(1);
+      if (type === FrameType.data) {
+        this.dataLeft = end - frameHeaderBytes;
+        this.take(frameHeaderBytes);
+        // What is here of it now goes at once; the rest as it comes.
+        const pending = this.chunks;
+        this.chunks = [];
+        this.bytes = 0;
+        for (const piece of pending) {
+          rest = this.dataPiece(piece, frames);
+          if (rest.length > 0) {
+            this.chunks.push(rest);
+            this.bytes += rest.length;
+          }
+        }
+        continue;
+      }
       if (this.bytes < end) break;
       const all = head.length >= end ? head : this.join();
-      frames.push({ type: all.readUInt8(0) as FrameType, payload: all.subarray(frameHeaderBytes, end) });
-      const rest = all.subarray(end);
-      this.chunks.shift();
-      if (rest.length > 0) this.chunks.unshift(rest);
-      this.bytes -= end;
+      frames.push({ type, payload: all.subarray(frameHeaderBytes, end) });
+      this.take(end);
     }
     return frames;
+  }
+
+  /** Hands on what `chunk` holds of the data frame being relayed; returns what follows it. */
+  private dataPiece(chunk: Buffer, frames: Frame[]): Buffer {
+    const length = Math.min(this.dataLeft, chunk.length);
+    if (length > 0) frames.push({ type: FrameType.data, payload: chunk.subarray(0, length) });
+    this.dataLeft -= length;
+    return chunk.subarray(length);
+  }
+
+  /** Drops the first `n` pending bytes, which the first chunk holds (joined if need be). */
+  private take(n: number): void {
+    const rest = this.chunks[0]!.subarray(n);
+    this.chunks.shift();
+    if (rest.length > 0) this.chunks.unshift(rest);
+    this.bytes -= n;
   }
 
   /** Makes the pending chunks one buffer (the first), and returns it. */

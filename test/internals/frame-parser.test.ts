@@ -3,21 +3,43 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { encodeFrame, FrameParser, FrameType, type Frame } from '../../src/pool/protocol.js';
 
-test('frames come out whole however the stream is cut', () => {
-  const payloads = [Buffer.alloc(0), randomBytes(3), randomBytes(70_000), randomBytes(1), randomBytes(300_000)];
-  const stream = Buffer.concat(payloads.map((p, i) => encodeFrame(i % 2 ? FrameType.data : FrameType.end, p)));
+/** Consecutive data pieces as one frame: what a data frame carried, however it came. */
+function joinData(frames: Frame[]): Frame[] {
+  const joined: Frame[] = [];
+  for (const f of frames) {
+    const last = joined[joined.length - 1];
+    if (f.type === FrameType.data && last?.type === FrameType.data) last.payload = Buffer.concat([last.payload, f.payload]);
+    else joined.push({ ...f });
+  }
+  return joined;
+}
+
+test('frames come out whole, data in pieces as it comes, however the stream is cut', () => {
+  const types = [FrameType.end, FrameType.data, FrameType.end, FrameType.data, FrameType.error, FrameType.data, FrameType.plan];
+  const payloads = [Buffer.alloc(0), randomBytes(3), randomBytes(70_000), randomBytes(1), randomBytes(5), randomBytes(300_000), randomBytes(9)];
+  const stream = Buffer.concat(payloads.map((p, i) => encodeFrame(types[i]!, p)));
   for (const cut of [1, 2, 4, 5, 7, 4096, 65_536, stream.length]) {
     const parser = new FrameParser();
     const frames: Frame[] = [];
     for (let at = 0; at < stream.length; at += cut) frames.push(...parser.push(stream.subarray(at, at + cut)));
+    for (const f of frames) {
+      if (f.type === FrameType.data) assert.ok(f.payload.length > 0 && f.payload.length <= cut, 'a piece is never empty, nor more than came');
+    }
+    const joined = joinData(frames);
     assert.deepEqual(
-      frames.map((f) => f.payload),
+      joined.map((f) => f.payload),
       payloads,
       `cut every ${cut} bytes`,
     );
     assert.deepEqual(
-      frames.map((f) => f.type),
-      payloads.map((_, i) => (i % 2 ? FrameType.data : FrameType.end)),
+      joined.map((f) => f.type),
+      types,
     );
   }
+});
+
+test('a data piece is a view into what came, not a copy', () => {
+  const chunk = encodeFrame(FrameType.data, Buffer.from('rows'));
+  const [frame] = new FrameParser().push(chunk);
+  assert.equal(frame!.payload.buffer, chunk.buffer);
 });
