@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeFlags } from '../src/cli/node-flags.js';
 
 export { tempDir } from '../test/helpers/fixture-db.js';
 
@@ -22,12 +23,13 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node file args…` and resolves once it prints a line matching `ready` (whose first group is
+ * Starts `node nodeArgs…` and resolves once it prints a line matching `ready` (whose first group is
  * the base URL). Its output is drained and dropped after that: Siphon logs two lines per request
  * to stdout, which in production go to a file or a journal, never into a growing string.
  */
-function startProcess(file: string, args: string[], ready: RegExp, env: NodeJS.ProcessEnv, flags: string[]): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [file, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startProcess(nodeArgs: string[], ready: RegExp, env: NodeJS.ProcessEnv, flags: string[]): Promise<ServerProcess> {
+  const child: ChildProcess = spawn(process.execPath, nodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const name = path.basename(nodeArgs.find((a) => !a.startsWith('-')) ?? process.execPath);
   let head = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (s: string) => {
@@ -37,11 +39,11 @@ function startProcess(file: string, args: string[], ready: RegExp, env: NodeJS.P
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${path.basename(file)} did not start in time: ${head}${stderr}`));
+      reject(new Error(`${name} did not start in time: ${head}${stderr}`));
     }, 30_000);
     void exited.then(() => {
       clearTimeout(timer);
-      reject(new Error(`${path.basename(file)} exited before it was ready: ${head}${stderr}`));
+      reject(new Error(`${name} exited before it was ready: ${head}${stderr}`));
     });
     const onData = (s: string) => {
       head += s;
@@ -70,8 +72,8 @@ export function startSiphon(dataDir: string, flags: string[], env: NodeJS.Proces
   delete cleanEnv.PORT;
   delete cleanEnv.SIPHON_DATA_DIR;
   return startProcess(
-    path.join(repoRoot, 'bin', 'siphon'),
-    ['--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
+    // Node's flags as bin/siphon's first line has them, as in production.
+    [...nodeFlags, path.join(repoRoot, 'bin', 'siphon'), '--data-dir', dataDir, 'serve', '--host', '127.0.0.1', '--port', '0', ...flags],
     // Its start-up record, a JSON line (or the pretty form's text).
     /Siphon is serving .+? at (http:\/\/[^\s"]+)/,
     cleanEnv,
@@ -81,7 +83,7 @@ export function startSiphon(dataDir: string, flags: string[], env: NodeJS.Proces
 
 /** The bare node:http baseline, answering every request with the response described in `responseFile`. */
 export function startBareServer(responseFile: string): Promise<ServerProcess> {
-  return startProcess(path.join(here, 'bare-server.js'), [responseFile], /^listening at (http:\/\/\S+)$/m, process.env, []);
+  return startProcess([path.join(here, 'bare-server.js'), responseFile], /^listening at (http:\/\/\S+)$/m, process.env, []);
 }
 
 /** `GET /{scraper}/data.{format}?key=…&query=…` on `base`, as clients write it. */

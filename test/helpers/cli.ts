@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
+import { nodeFlags } from '../../src/cli/node-flags.js';
 import { allSettings, envName } from '../../src/config/settings.js';
 import { logRecords } from './log-lines.js';
 import { onExit } from './on-exit.js';
@@ -37,9 +38,12 @@ function cliArgs(args: string[], dataDir: string | undefined): string[] {
   return [siphonBin, ...(dataDir === undefined ? [] : ['--data-dir', dataDir]), ...args];
 }
 
+/** Node's arguments to run `bin/siphon` with `args` in a process of its own, with the Node flags its first line names. */
+const nodeArgs = (args: string[], dataDir: string | undefined) => [...nodeFlags, ...cliArgs(args, dataDir)];
+
 /** Runs the real `bin/siphon` in a process of its own to completion and collects what it printed. */
 function runCliProcess(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  return runToEnd(process.execPath, cliArgs(args, opts.dataDir), { cwd: opts.cwd, env: childEnv(opts.env), input: opts.input });
+  return runToEnd(process.execPath, nodeArgs(args, opts.dataDir), { cwd: opts.cwd, env: childEnv(opts.env), input: opts.input });
 }
 
 /** `serve`, unless it only prints (its help or its settings): it serves until stopped, then ends its process. */
@@ -124,7 +128,7 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
   // Two query processes unless the test says otherwise: the default (two per core, plus two) costs
   // a second of CPU at every start, with other test files running beside.
   const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
-  const child = spawn(process.execPath, cliArgs(['serve', ...args], opts.dataDir), {
+  const child = spawn(process.execPath, nodeArgs(['serve', ...args], opts.dataDir), {
     cwd: opts.cwd,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
