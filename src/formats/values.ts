@@ -65,9 +65,26 @@ export function integerText(v: bigint): string {
  * From 1e21 on, JavaScript writes integral values with an exponent (1e+21), which stays a float.
  */
 export function realText(v: number): string {
-  if (!Number.isInteger(v)) return String(v);
+  if (!Number.isInteger(v)) return hundredthsText(v) ?? String(v);
   if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
   return v < 1e21 && v > -1e21 ? `${v}.0` : String(v);
+}
+
+/**
+ * A float of at most two decimals (money, most measures) as JavaScript writes it, in under half the
+ * time V8 takes (measured on the benchmark's prices); undefined for any other. Its two-decimal text
+ * reads back as the float (`x / 100` rounds to it as parsing does), and below 1e12, where floats lie
+ * closer together than 0.001, no other text as short does; so it is the shortest, which is the one
+ * JavaScript writes.
+ */
+function hundredthsText(v: number): string | undefined {
+  if (v >= 1e12 || v <= -1e12) return undefined;
+  const x = Math.round(v * 100);
+  if (x / 100 !== v) return undefined;
+  const hundredths = Math.abs(x);
+  const cents = hundredths % 100;
+  const fraction = cents % 10 === 0 ? `${cents / 10}` : cents < 10 ? `0${cents}` : `${cents}`;
+  return `${x < 0 ? '-' : ''}${(hundredths - cents) / 100}.${fraction}`;
 }
 
 /**
