@@ -18,6 +18,10 @@ insert into plain select x,
 from c;
 create table gaps (id integer primary key, v text);
 insert into gaps values (1, 'a'), (2, 'b'), (3, 'c'), (100, 'd'), (1000, 'e'), (1001, 'f'), (1002, 'g'), (1003, 'h'), (5000, 'i'), (1000000, 'j'), (1000001, null);
+create table bunched (id integer primary key, t text, r real);
+with recursive c(x) as (select 1 union all select x + 1 from c where x < 600)
+insert into bunched select x, case x % 3 when 0 then '"<' || x || '>' || char(10) when 1 then 'é' || char(8233) || x else 'plain ' || x end, x / 7.0 from c;
+insert into bunched values (1000000000, 'far', -0.0);
 create table extremes (v text);
 insert into extremes (rowid, v) values (-9223372036854775808, 'min'), (-5, 'neg'), (0, 'zero'), (7, 'seven'), (9223372036854775806, 'near'), (9223372036854775807, 'max');
 create table "Odd ""name""" (rowid text, v text);
@@ -35,8 +39,12 @@ with recursive c(x) as (select 1 union all select x + 1 from c where x < 12) ins
 create view plainview as select * from plain;
 `;
 
-/** Tables a split server splits (with its 3 rows a range), and those it must not. */
-const splitTables = ['plain', 'gaps', 'extremes', '"Odd ""name"""'];
+/**
+ * Tables a split server splits (with its 3 rows a range), and those it must not. A range is read 3
+ * rows in one call and the rest, if it holds more, streamed: `bunched`'s first range holds 600 rows,
+ * cut in batches (of 256) at other rows than the unsplit query's, among strings to escape.
+ */
+const splitTables = ['plain', 'gaps', 'bunched', 'extremes', '"Odd ""name"""'];
 const wholeTables = ['single', 'empty', 'shadows', 'wr', 'plainview', 'PLAIN limit 5'];
 const calls: { format: string; params?: Record<string, string> }[] = [
   { format: 'json' },

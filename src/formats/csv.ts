@@ -1,5 +1,5 @@
 import type { Encoder } from './encoder.js';
-import { realText, type SqliteValue } from './values.js';
+import { integerText, realText, type SqliteValue } from './values.js';
 
 /** A field holding one of these is quoted, its quotes doubled. */
 const needsQuotes = /[",\r\n]/;
@@ -20,7 +20,7 @@ function csvValue(v: SqliteValue): string {
     case 'string':
       return csvText(v);
     case 'bigint':
-      return v.toString();
+      return integerText(v);
     case 'number':
       return Number.isFinite(v) ? realText(v) : String(v);
     default:

@@ -1,7 +1,6 @@
 import type { Encoder } from './encoder.js';
-import { htmlSafeJson, jsonString, unescapedJsonValue, type SqliteValue } from './values.js';
+import { jsonString, jsonValue, type SqliteValue } from './values.js';
 
-/** A row as JSON text, before `htmlSafeJson`, which the encoders run over a whole batch at once. */
 type RowEncoder = (row: SqliteValue[]) => string;
 
 /**
@@ -23,7 +22,7 @@ function newRowObjectEncoder(columns: readonly string[]): RowEncoder {
   if (keys.length === 0) return () => '{}';
   return (row) => {
     let s = '';
-    for (let i = 0; i < keys.length; i++) s += keys[i] + unescapedJsonValue(row[i]!);
+    for (let i = 0; i < keys.length; i++) s += keys[i] + jsonValue(row[i]!);
     return `${s}}`;
   };
 }
@@ -50,7 +49,7 @@ export function jsonEncoder(columns: readonly string[], { callback }: JsonOption
         s += first ? encodeRow(row) : `\n,${encodeRow(row)}`;
         first = false;
       }
-      return htmlSafeJson(s);
+      return s;
     },
     tail: () => (callback ? '\n]);' : '\n]'),
   };
@@ -64,7 +63,7 @@ export function ndjsonEncoder(columns: readonly string[]): Encoder {
     rows(batch) {
       let s = '';
       for (const row of batch) s += `${encodeRow(row)}\n`;
-      return htmlSafeJson(s);
+      return s;
     },
     tail: () => '',
   };

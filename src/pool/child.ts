@@ -10,13 +10,13 @@ import { connection, prepare, type Connection, type Prepared } from './connectio
 import { FrameOutput } from './frame-output.js';
 import { rangeQuery, planRanges, rowsBeforeQuery } from './range-plan.js';
 import { rangeOf } from './ranges.js';
-import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RunMessage } from './protocol.js';
+import { rangeBatches, streamedBatches } from './row-batches.js';
+import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RowidRange, type RunMessage } from './protocol.js';
 
 /** Output is sent in frames of about this size: large enough to be cheap, small enough to stream. */
 const chunkBytes = 64 * 1024;
 /** A slow query's rows are sent at least this often, so clients see them as they come. */
 const flushIntervalMs = 200;
-const rowsPerBatch = 256;
 
 async function send(frame: Buffer): Promise<void> {
   if (!process.stdout.write(frame)) await new Promise((resolve) => process.stdout.once('drain', resolve));
@@ -48,6 +48,13 @@ function failureKind(err: unknown): ErrorPayload['kind'] {
     return /^SQLITE_(NOMEM|FULL|IOERR)/.test(err.code) ? 'resources' : 'sql';
   }
   return err instanceof Error && outOfRoom.test(err.message) ? 'resources' : 'internal';
+}
+
+/** The rows of the query, or of the range of it this process runs. */
+function batchesOf(open: Connection, query: Prepared, range: RowidRange | undefined, due: () => boolean): Iterable<SqliteValue[][]> {
+  if (!range) return streamedBatches(query.stmt.iterate() as Iterable<SqliteValue[]>, due);
+  const { sql, params } = rangeQuery(range);
+  return rangeBatches(prepare(open, sql).stmt, params, range.rows, due);
 }
 
 async function run(job: QueryJob): Promise<void> {
@@ -86,27 +93,21 @@ async function run(job: QueryJob): Promise<void> {
     }
     // A range is the same query over part of the rows: the same columns, so the same encoder; the
     // first range writes the head, the last the tail, and rows before a range are what json's seam needs.
-    const query = range ? rangeQuery(range) : { sql: job.sql, params: [] };
-    const stmt = range ? prepare(open, query.sql).stmt : prepared.stmt;
     const rowsBefore = range?.from !== undefined && prepare(open, rowsBeforeQuery(range)).stmt.get(BigInt(range.from)) !== undefined;
     const encoder = format.encoder(columns, job.options, rowsBefore);
     if (range?.from === undefined) await output.text(encoder.head());
-    let batch: SqliteValue[][] = [];
-    let rows = 0;
     let lastFlush = Date.now();
-    for (const row of stmt.iterate(...query.params) as IterableIterator<SqliteValue[]>) {
-      batch.push(row);
-      rows += 1;
-      if (batch.length === rowsPerBatch || Date.now() - lastFlush >= flushIntervalMs) {
-        await output.text(encoder.rows(batch));
-        batch = [];
-        if (output.pending >= chunkBytes || Date.now() - lastFlush >= flushIntervalMs) {
-          await output.flush();
-          lastFlush = Date.now();
-        }
+    const due = () => Date.now() - lastFlush >= flushIntervalMs;
+    let rows = 0;
+    for (const batch of batchesOf(open, prepared, range, due)) {
+      rows += batch.length;
+      await output.text(encoder.rows(batch));
+      if (output.pending >= chunkBytes || due()) {
+        await output.flush();
+        lastFlush = Date.now();
       }
     }
-    await output.text(encoder.rows(batch) + (range?.to === undefined ? encoder.tail() : ''));
+    if (range?.to === undefined) await output.text(encoder.tail());
     await output.finish(FrameType.end, JSON.stringify({ rows } satisfies EndPayload));
   } catch (err) {
     output.discard();

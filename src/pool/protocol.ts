@@ -30,6 +30,8 @@ export interface RowidRange {
   column: string;
   from?: string;
   to?: string;
+  /** The rows its process reads in one call, the plan's rows per range; a range holding more (rowids spread unevenly) streams the rest. */
+  rows: number;
 }
 
 /** A split query's ranges: range k runs from `bounds[k - 1]` to `bounds[k]`; the first and last are open. */
@@ -37,6 +39,8 @@ export interface RangePlan {
   table: string;
   column: string;
   bounds: string[];
+  /** The rows per range it was planned for: about what a range holds, where rowids are dense. */
+  rows: number;
 }
 
 export interface RunMessage {

@@ -37,15 +37,19 @@ export function planRanges(db: Database.Database, sql: string, rowsPerRange: num
   const span = (max - min) / ranges + 1n;
   const bounds: string[] = [];
   for (let bound = min + span; bound <= max; bound += span) bounds.push(bound.toString());
-  return { table, column, bounds };
+  return { table, column, bounds, rows: rowsPerRange };
 }
 
-/** The SQL of a range and its parameters. `order by` the rowid costs nothing (the search is in rowid order) and makes the order certain. */
+/**
+ * The SQL of a range and the parameters of its bounds, which its limit and offset follow (read in
+ * parts, row-batches.ts). `order by` the rowid costs nothing (the search is in rowid order) and
+ * makes the order certain.
+ */
 export function rangeQuery({ table, column, from, to }: RowidRange): { sql: string; params: bigint[] } {
   const c = quoteIdentifier(column);
   const bounds = [from === undefined ? '' : `${c} >= ?`, to === undefined ? '' : `${c} < ?`].filter((b) => b !== '');
   return {
-    sql: `select * from ${quoteIdentifier(table)} where ${bounds.join(' and ')} order by ${c}`,
+    sql: `select * from ${quoteIdentifier(table)} where ${bounds.join(' and ')} order by ${c} limit ? offset ?`,
     params: [from, to].filter((b) => b !== undefined).map((b) => BigInt(b)),
   };
 }

@@ -31,5 +31,5 @@ export function rangeCount(plan: RangePlan): number {
 
 /** Range `k` of a plan: the first has no lower bound and the last no upper one, so together they hold every rowid. */
 export function rangeOf(plan: RangePlan, k: number): RowidRange {
-  return { table: plan.table, column: plan.column, from: plan.bounds[k - 1], to: plan.bounds[k] };
+  return { table: plan.table, column: plan.column, from: plan.bounds[k - 1], to: plan.bounds[k], rows: plan.rows };
 }

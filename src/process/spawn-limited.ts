@@ -11,6 +11,8 @@ export interface ProcessLimits {
    */
   cpuSeconds?: number;
   env?: Record<string, string>;
+  /** Options for Node itself (V8's), before the script. */
+  nodeFlags?: readonly string[];
 }
 
 /** Output a process wrote to stderr, kept to say why it died. */
@@ -33,12 +35,16 @@ export function spawnLimited(script: string, limits: ProcessLimits): LimitedProc
   if (limits.fileMb !== undefined) ulimits.push(`ulimit -f ${Math.round(limits.fileMb * 2048)}`);
   // Soft limit only: at a hard limit the kernel sends SIGKILL, which would not say why.
   if (limits.cpuSeconds !== undefined) ulimits.push(`ulimit -S -t ${Math.ceil(limits.cpuSeconds)}`);
-  const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} && exec "$0" "$@"`, process.execPath, script], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
-    // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
-    env: { ...process.env, MALLOC_ARENA_MAX: '2', ...limits.env },
-  });
+  const proc = spawn(
+    '/bin/sh',
+    ['-c', `${ulimits.join(' && ')} && exec "$0" "$@"`, process.execPath, ...(limits.nodeFlags ?? []), script],
+    {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
+      // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
+      env: { ...process.env, MALLOC_ARENA_MAX: '2', ...limits.env },
+    },
+  );
   let tail = '';
   proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
     process.stderr.write(text);

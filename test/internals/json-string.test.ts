@@ -56,3 +56,12 @@ test("jsonString gives JSON.stringify's bytes (less the HTML escapes), with or w
   const texts = [...randomTexts(alphabet.slice(0, 5), 2500, 29, 11), ...randomTexts(alphabet, 2500, 29, 12)];
   for (const text of texts) assert.equal(jsonString(text), htmlSafe(JSON.stringify(text)), JSON.stringify(text));
 });
+
+test("jsonString gives JSON.stringify's bytes (less the HTML escapes) for every UTF-16 code unit, alone and among letters", () => {
+  const htmlSafe = (json: string) => json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  for (let unit = 0; unit <= 0xffff; unit++) {
+    const c = String.fromCharCode(unit);
+    assert.equal(jsonString(c), htmlSafe(JSON.stringify(c)), `U+${unit.toString(16)}`);
+    assert.equal(jsonString(`ab${c}cd`), htmlSafe(JSON.stringify(`ab${c}cd`)), `U+${unit.toString(16)}`);
+  }
+});
