@@ -5,13 +5,13 @@ import { encodeFrame, FrameParser, FrameType, type Frame } from '../../src/pool/
 
 /** Consecutive data pieces as one frame: what a data frame carried, however it came. */
 function joinData(frames: Frame[]): Frame[] {
-  const joined: Frame[] = [];
+  const runs: { type: FrameType; pieces: Buffer[] }[] = [];
   for (const f of frames) {
-    const last = joined[joined.length - 1];
-    if (f.type === FrameType.data && last?.type === FrameType.data) last.payload = Buffer.concat([last.payload, f.payload]);
-    else joined.push({ ...f });
+    const last = runs[runs.length - 1];
+    if (f.type === FrameType.data && last?.type === FrameType.data) last.pieces.push(f.payload);
+    else runs.push({ type: f.type, pieces: [f.payload] });
   }
-  return joined;
+  return runs.map((r) => ({ type: r.type, payload: Buffer.concat(r.pieces) }));
 }
 
 test('frames come out whole, data in pieces as it comes, however the stream is cut', () => {
