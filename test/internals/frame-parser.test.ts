@@ -16,14 +16,23 @@ function joinData(frames: Frame[]): Frame[] {
 
 test('frames come out whole, data in pieces as it comes, however the stream is cut', () => {
   const types = [FrameType.end, FrameType.data, FrameType.end, FrameType.data, FrameType.error, FrameType.data, FrameType.plan];
-  const payloads = [Buffer.alloc(0), randomBytes(3), randomBytes(70_000), randomBytes(1), randomBytes(5), randomBytes(300_000), randomBytes(9)];
+  const payloads = [
+    Buffer.alloc(0),
+    randomBytes(3),
+    randomBytes(70_000),
+    randomBytes(1),
+    randomBytes(5),
+    randomBytes(300_000),
+    randomBytes(9),
+  ];
   const stream = Buffer.concat(payloads.map((p, i) => encodeFrame(types[i]!, p)));
   for (const cut of [1, 2, 4, 5, 7, 4096, 65_536, stream.length]) {
     const parser = new FrameParser();
     const frames: Frame[] = [];
     for (let at = 0; at < stream.length; at += cut) frames.push(...parser.push(stream.subarray(at, at + cut)));
     for (const f of frames) {
-      if (f.type === FrameType.data) assert.ok(f.payload.length > 0 && f.payload.length <= cut, 'a piece is never empty, nor more than came');
+      if (f.type === FrameType.data)
+        assert.ok(f.payload.length > 0 && f.payload.length <= cut, 'a piece is never empty, nor more than came');
     }
     const joined = joinData(frames);
     assert.deepEqual(
