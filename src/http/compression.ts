@@ -2,6 +2,7 @@ import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
+import { LruCache } from '../store/lru-cache.js';
 
 /** The content codings a data response can be sent in. */
 export type ContentCoding = 'br' | 'gzip' | 'identity';
@@ -21,16 +22,16 @@ export function negotiateCoding(headers: IncomingHttpHeaders): ContentCoding {
   let coding = negotiated.get(asked);
   if (coding === undefined) {
     coding = (new Negotiator({ headers: { 'accept-encoding': asked } }).encoding(codings) as ContentCoding | undefined) ?? 'identity';
-    // Clients send a handful of distinct headers; one sending a new one each time only empties this.
-    if (negotiated.size >= maxNegotiated) negotiated.clear();
     negotiated.set(asked, coding);
   }
   return coding;
 }
 
-/** Answers by `Accept-Encoding` value: parsing the header was a visible part of a 304's cost. */
-const negotiated = new Map<string, ContentCoding>();
-const maxNegotiated = 64;
+/**
+ * Answers by `Accept-Encoding` value: parsing the header was a visible part of a 304's cost.
+ * Clients send a handful of distinct ones; one sending a new one each time only pushes the others out.
+ */
+const negotiated = new LruCache<string, ContentCoding>(64);
 
 /** Adds `value` to a `Vary` header that may already list other fields (CORS adds `Origin`). */
 function appendVary(headers: OutgoingHttpHeaders, value: string): void {
