@@ -336,7 +336,8 @@ test('SQLite: data files stored absolute by an older version become relative, so
   const migrated = new Database(file, { readonly: true });
   assert.equal(migrated.prepare('select data_file from scrapers').pluck().get(), path.join('scrapers', 'alice', 'plants', '1-aa.sqlite'));
   migrated.close();
-  const moved = `${dataDir}-moved`;
+  // Into a temporary folder of its own, which goes when the tests end, as the one it leaves would have.
+  const moved = path.join(tempDir(), 'moved');
   renameSync(dataDir, moved);
   const reopened = new SqliteStore(path.join(moved, 'siphon.db'));
   assert.equal((await reopened.findScraper('alice', 'plants'))?.data.file, path.join(moved, 'scrapers', 'alice', 'plants', '1-aa.sqlite'));
