@@ -50,6 +50,10 @@ export interface Results {
     ceiling: MeasuredLoad;
     checkedCeiling: LoadResult;
     revalidations: MeasuredLoad;
+    /** pool-floor.ts: node:http and `processes` child processes running the SQL, nothing else. */
+    smallFloor: MeasuredLoad & { processes: number };
+    /** revalidation-floor.ts: the least every data call does, then a 304. */
+    revalidationFloor: MeasuredLoad;
   };
   isolation: IsolationResults;
   firstByte: { sql: string; siphonMs: number; inProcessMs: number };
@@ -101,6 +105,22 @@ export function rows(r: Results): Row[] {
       s.revalidations.perSecond / s.ceiling.perSecond,
       0.5,
     ),
+    [
+      `the floor of small queries: node:http + ${s.smallFloor.processes} processes running the SQL, nothing else`,
+      rps(s.smallFloor),
+      `the same ceiling: ${n(s.ceiling.perSecond)} req/s`,
+      x(s.smallFloor.perSecond / s.ceiling.perSecond),
+      '',
+      `Siphon at ${x(s.siphon.perSecond / s.smallFloor.perSecond)} of it`,
+    ],
+    [
+      'the floor of 304s: a Fastify route finding the key, recording the download, logging a line, nothing else',
+      rps(s.revalidationFloor),
+      `the same ceiling: ${n(s.ceiling.perSecond)} req/s`,
+      x(s.revalidationFloor.perSecond / s.ceiling.perSecond),
+      '',
+      `Siphon at ${x(s.revalidations.perSecond / s.revalidationFloor.perSecond)} of it`,
+    ],
     [
       `CPU during the small queries`,
       cores(s.siphon.cores),
@@ -195,7 +215,7 @@ export function printReport(r: Results): void {
       (m.loadAtStart > 0.5 ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
     `data: ${n(s.rows)} rows × 8 columns, ${n(s.fixtureBytes / 1e6)} MB; server: bin/siphon serve ${s.serverFlags.join(' ')} (every other limit at its default: ` +
       `2 queries at once per key, query processes 2 × cores + 2); load: wrk, ${s.connections} connections, ${s.wrkThreads} threads, one key per connection, ` +
-      `${s.warmupSeconds} s warm-up then ${s.loadSeconds} s; exports: ${s.runs === 1 ? 'one run each' : `median of ${s.runs} runs`}`,
+      `${s.warmupSeconds} s warm-up then ${s.loadSeconds} s; exports: ${s.runs === 1 ? 'one run each' : `identity the median of ${s.runs} runs, each right after its baseline; compressed one run each`}`,
     '',
     table(['measure', 'Siphon', 'baseline (same run)', 'ratio', 'target', ''], rows(r)),
     '',

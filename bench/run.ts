@@ -22,12 +22,25 @@ import { chain, closeClient, exportOnce, type ExportAnswer } from './http-client
 import { addDownloadRecords, viewTimes } from './page-views.js';
 import { cpuBetween, cpuSnapshot, median, MemorySampler } from './proc-stats.js';
 import { printReport, type ExportFigures, type Results } from './report.js';
-import { dataPath, repoRoot, startBareServer, startSiphon, tempDir, type ServerProcess } from './servers.js';
+import {
+  dataPath,
+  repoRoot,
+  startBareServer,
+  startPoolFloor,
+  startRevalidationFloor,
+  startSiphon,
+  tempDir,
+  type ServerProcess,
+} from './servers.js';
 import { checkWrk, runLoad, type LoadSpec } from './wrk.js';
 
-/** `--runs N`: exports measured N times each (median); 1 by default, to keep the run under 5 minutes. */
+/**
+ * `--runs N`: identity exports measured N times each, each right after its baseline (median of
+ * both); 3 by default, as one run of each moved by a quarter from one minute to the next on this
+ * machine. Compressed exports, compared with their identity run, once each: the run stays under 5 minutes.
+ */
 const runsFlag = process.argv.indexOf('--runs');
-const runs = runsFlag === -1 ? 1 : Number(process.argv[runsFlag + 1]);
+const runs = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
 if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
 const firstRowSql = `select * from ${fixtureTable} order by title limit 1`;
 const runawaySql = 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c';
@@ -42,6 +55,8 @@ const quickDeathMs = 1000;
  * second) and the query time limit (four 1M-row exports at once share 2 cores for longer than 10 s).
  */
 const serverFlags = ['--rate-limit', '0', '--query-timeout', '120'];
+/** The small-query floor's processes: as many as Siphon starts by default (2 × cores + 2). */
+const floorProcesses = 2 * os.availableParallelism() + 2;
 
 const t0 = performance.now();
 /** The machine's load when the bench starts: figures taken on a busy machine say little. */
@@ -130,7 +145,8 @@ async function main(): Promise<void> {
         let bytes = 0;
         let growthMb = 0;
         let ok = true;
-        for (let i = 0; i < runs; i++) {
+        const times = coding === 'identity' ? runs : 1;
+        for (let i = 0; i < times; i++) {
           if (coding === 'identity') {
             const mode = format === 'csv' ? 'csv' : 'json';
             baselineMs[format].push(await sqliteCli(mode, fixtureFile, exportSql));
@@ -151,7 +167,7 @@ async function main(): Promise<void> {
             `${format} ${coding}: ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, server rss +${memory.growthMb.toFixed(0)} MB, ` +
               `cores ${cores.main.toFixed(2)} main / ${cores.queryProcesses.toFixed(2)} query${failures.length ? ' FAILED' : ''}`,
           );
-          if (i === runs - 1)
+          if (i === times - 1)
             exports.push({
               format,
               coding,
@@ -224,6 +240,27 @@ async function main(): Promise<void> {
     progress(
       `small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`,
     );
+    // The floors: what the least that a small query and a 304 must cost allows on this machine,
+    // under the same checked load as Siphon (the targets are ratios to the ceiling, not to these).
+    const poolFloor = await started(startPoolFloor(fixtureFile, floorProcesses));
+    const smallFloor = await measured(poolFloor, load(poolFloor.base, {}));
+    await stop(poolFloor);
+    progress(`small queries: floor ${smallFloor.perSecond.toFixed(0)}/s p99 ${smallFloor.p99Ms.toFixed(1)} ms`);
+    const keysFile = path.join(workDir, 'client-keys.json');
+    writeFileSync(keysFile, JSON.stringify(clientKeys));
+    const checkFloor = await started(startRevalidationFloor(keysFile, workDir));
+    const [floorSample] = await chain([`${checkFloor.base}${fixedPath.replace('{key}', encodeURIComponent(clientKeys[0]!))}`]);
+    const revalidationFloor = await measured(
+      checkFloor,
+      load(checkFloor.base, {
+        pathTemplate: fixedPath,
+        headers: { 'If-None-Match': floorSample!.headers.etag! },
+        expectStatus: 304,
+        expectRows: undefined,
+      }),
+    );
+    await stop(checkFloor);
+    progress(`304s: floor ${revalidationFloor.perSecond.toFixed(0)}/s p99 ${revalidationFloor.p99Ms.toFixed(1)} ms`);
 
     // 4. Isolation: small queries from 4 keys, alone and during four json exports from two other keys.
     progress('isolation: small queries alone, then during four json exports');
@@ -330,6 +367,8 @@ async function main(): Promise<void> {
         ceiling,
         checkedCeiling,
         revalidations,
+        smallFloor: { ...smallFloor, processes: floorProcesses },
+        revalidationFloor,
       },
       isolation,
       firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc) },
