@@ -223,8 +223,8 @@ export class QueryPool implements RunHost {
    * 0 when a query may start now, else how long until one of those running stops counting as just
    * started. No more queries run just started than the machine has cores: most answer in well under
    * a millisecond, and one more woken process would only fight them for the same cores, each waking
-   * with cold caches (measured: a small query cost its process about a third more CPU with six
-   * processes taking turns than with two, BENCHMARKS.md). The next query waits for one of them, hot,
+   * with cold caches (measured: a small query cost the query processes 441–521 µs of CPU with six
+   * processes taking turns, 308–323 with two at most, BENCHMARKS.md). The next query waits for one of them, hot,
    * instead. A query still working after `startingMs` frees its turn, so a slow one delays others by
    * that much at most, and the rest of the pool is there for them as before.
    */
