@@ -24,8 +24,8 @@ export interface ServerProcess {
 
 /**
  * Starts `node nodeArgs…` and resolves once it prints a line matching `ready` (whose first group is
- * the base URL). Its output is drained and dropped after that: Siphon logs two lines per request
- * to stdout, which in production go to a file or a journal, never into a growing string.
+ * the base URL). Its output is drained and dropped after that: Siphon logs a line per request
+ * to stdout, which in production goes to a file or a journal, never into a growing string.
  */
 function startProcess(nodeArgs: string[], ready: RegExp, env: NodeJS.ProcessEnv, flags: string[]): Promise<ServerProcess> {
   const child: ChildProcess = spawn(process.execPath, nodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
