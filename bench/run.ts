@@ -143,8 +143,9 @@ async function main(): Promise<void> {
     problems.push(...checkExport('json (first, from cold)', cold, 'json'));
     const coldGrowthMb = coldSampler.stop().growthMb;
     // Every query process runs every format once before anything is timed, as in a server that has
-    // been up a while: three exports at once, from three keys, take all six. A process's first
-    // export of a format ran 30-40 % slower than its next ones (V8 compiling the encoder, the heap growing).
+    // been up a while: three exports at once, from three keys, each over two processes, take the six
+    // Siphon starts on 2 cores. A process's first export of a format ran 30-40 % slower than its
+    // next ones (V8 compiling the encoder, the heap growing).
     for (const format of ['json', 'csv', 'ndjson'] as const) {
       const warmups = await Promise.all([key, ...exportKeys].map((k) => exportOnce(url(format, exportSql, k), 'identity')));
       for (const r of warmups) problems.push(...checkExport(`${format} warm-up`, r, format));
@@ -252,8 +253,8 @@ async function main(): Promise<void> {
     progress(
       `small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`,
     );
-    // The floors: what the least that a small query and a 304 must cost allows on this machine,
-    // under the same checked load as Siphon (the targets are ratios to the ceiling, not to these).
+    // The floors: servers doing only what a small query and a 304 must, under the same checked load
+    // as Siphon (the targets stay ratios to the ceiling; these say how much of the gap is Siphon's).
     const poolFloor = await started(startPoolFloor(fixtureFile, floorProcesses));
     const smallFloor = await measured(poolFloor, load(poolFloor.base, {}));
     await stop(poolFloor);

@@ -1,7 +1,8 @@
 /**
  * The servers under test, each a real process of its own as in production: `bin/siphon serve` on a
  * data folder (with its query processes as children), the bare node:http baseline
- * (bare-server.ts), and the floors of small queries and 304s (pool-floor.ts, revalidation-floor.ts). The bench reads their CPU and memory from /proc by pid.
+ * (bare-server.ts), and the floors of small queries and 304s (pool-floor.ts, revalidation-floor.ts).
+ * The bench reads their CPU and memory from /proc by pid.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -81,19 +82,22 @@ export function startSiphon(dataDir: string, flags: string[], env: NodeJS.Proces
   );
 }
 
+/** The start-up line of the bare server and the floors. */
+const listening = /^listening at (http:\/\/\S+)$/m;
+
 /** The bare node:http baseline, answering every request with the response described in `responseFile`. */
 export function startBareServer(responseFile: string): Promise<ServerProcess> {
-  return startProcess([path.join(here, 'bare-server.js'), responseFile], /^listening at (http:\/\/\S+)$/m, process.env, []);
+  return startProcess([path.join(here, 'bare-server.js'), responseFile], listening, process.env, []);
 }
 
 /** The floor of small queries (pool-floor.ts): node:http and `processes` child processes running the SQL on `file`. */
 export function startPoolFloor(file: string, processes: number): Promise<ServerProcess> {
-  return startProcess([path.join(here, 'pool-floor.js'), file, String(processes)], /^listening at (http:\/\/\S+)$/m, process.env, []);
+  return startProcess([path.join(here, 'pool-floor.js'), file, String(processes)], listening, process.env, []);
 }
 
 /** The floor of 304s (revalidation-floor.ts): the least every data call does, for the keys in `keysFile`. */
 export function startRevalidationFloor(keysFile: string, workDir: string): Promise<ServerProcess> {
-  return startProcess([path.join(here, 'revalidation-floor.js'), keysFile, workDir], /^listening at (http:\/\/\S+)$/m, process.env, []);
+  return startProcess([path.join(here, 'revalidation-floor.js'), keysFile, workDir], listening, process.env, []);
 }
 
 /** `GET /{scraper}/data.{format}?key=…&query=…` on `base`, as clients write it. */
