@@ -8,7 +8,7 @@ import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
 import { connection, prepare, type Connection, type Prepared } from './connections.js';
 import { FrameOutput } from './frame-output.js';
-import { rangeQuery, planRanges, rowsBeforeQuery } from './range-plan.js';
+import { rangePlan, rangeQuery, rowsBeforeQuery } from './range-plan.js';
 import { rangeOf } from './ranges.js';
 import { rangeBatches, streamedBatches } from './row-batches.js';
 import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RowidRange, type RunMessage } from './protocol.js';
@@ -86,7 +86,7 @@ async function run(job: QueryJob): Promise<void> {
       } satisfies ErrorPayload);
     }
     let range = job.range;
-    const plan = job.split && planRanges(open.db, job.sql, job.split.rowsPerRange);
+    const plan = job.split && rangePlan(open, job.sql, job.split.rowsPerRange);
     if (plan) {
       await writeJson(FrameType.plan, plan);
       range = rangeOf(plan, 0);

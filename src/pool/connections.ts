@@ -1,16 +1,17 @@
 /**
- * The query process's open connections, one per scraper, each with the statements prepared on it:
- * a query asked again (a page polling the same URL) skips SQLite's parse and plan.
+ * The query process's open connections, one per scraper, each with the statements prepared on it
+ * and the range plans made on it: a query asked again (a page polling the same URL) skips SQLite's
+ * parse and plan, and a whole-table query the planning of its ranges.
  */
 import Database from 'better-sqlite3';
 import { LruCache } from '../store/lru-cache.js';
-import type { QueryJob } from './protocol.js';
+import type { QueryJob, RangePlan } from './protocol.js';
 
 /** Open connections kept, one per scraper; the oldest is closed beyond this. */
 const maxConnections = 32;
 /**
- * Statements kept per connection, and the most SQL text they may add up to: a prepared statement
- * holds memory in proportion to its SQL, and 32 connections each keep their own.
+ * Statements (and range plans) kept per connection, and the most SQL text they may add up to: a
+ * prepared statement holds memory in proportion to its SQL, and 32 connections each keep their own.
  */
 const maxStatements = 32;
 const maxStatementChars = 256 * 1024;
@@ -31,7 +32,12 @@ export interface Connection {
   file: string;
   db: Database.Database;
   statements: LruCache<string, Prepared>;
+  /** Range plans by range size and SQL text (null: not split), kept as statements are (range-plan.ts). */
+  plans: LruCache<string, RangePlan | null>;
 }
+
+/** A cache of at most `maxStatements` entries keyed by SQL text, whose texts add up to `maxStatementChars` at most. */
+const bySqlText = <V>() => new LruCache<string, V>(maxStatements, { maxSize: maxStatementChars, sizeOf: (sql) => sql.length });
 
 const connections = new Map<number, Connection>();
 
@@ -56,8 +62,7 @@ export function connection(job: QueryJob): Connection {
   // whoever reads it. Untrusted, a schema cannot use virtual tables or functions SQLite does not mark
   // harmless (the pragma functions, but also FTS's snippet() and highlight(): in a query they work).
   db.pragma('trusted_schema = OFF');
-  const statements = new LruCache<string, Prepared>(maxStatements, { maxSize: maxStatementChars, sizeOf: (sql) => sql.length });
-  const opened = { file: job.file, db, statements };
+  const opened = { file: job.file, db, statements: bySqlText<Prepared>(), plans: bySqlText<RangePlan | null>() };
   connections.set(job.scraperId, opened);
   return opened;
 }

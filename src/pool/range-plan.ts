@@ -5,8 +5,21 @@
 import type Database from 'better-sqlite3';
 import { quoteIdentifier } from '../scrapers/data-file.js';
 import { asciiLower } from '../sql/tokens.js';
+import type { Connection } from './connections.js';
 import type { RangePlan, RowidRange } from './protocol.js';
 import { wholeTable } from './ranges.js';
+
+/**
+ * `planRanges` once per SQL text and range size on a connection: a data file never changes once
+ * published (a publish is a new file, and so a new connection), so neither does its plan, which
+ * costs four small queries (~50 µs on a small table) and a count of the whole table.
+ */
+export function rangePlan(open: Connection, sql: string, rowsPerRange: number): RangePlan | undefined {
+  const key = `${rowsPerRange} ${sql}`;
+  let plan = open.plans.get(key);
+  if (plan === undefined) open.plans.set(key, (plan = planRanges(open.db, sql, rowsPerRange) ?? null));
+  return plan ?? undefined;
+}
 
 /**
  * Ranges of about `rowsPerRange` rows each, when `sql` reads a table whole the way its ranges would:
@@ -14,7 +27,7 @@ import { wholeTable } from './ranges.js';
  * has a rowid (not WITHOUT ROWID, not a view or virtual table), and it has at least two ranges' rows.
  * Bounds are spread evenly between the smallest and largest rowid; gaps only make some ranges smaller.
  */
-export function planRanges(db: Database.Database, sql: string, rowsPerRange: number): RangePlan | undefined {
+function planRanges(db: Database.Database, sql: string, rowsPerRange: number): RangePlan | undefined {
   const table = wholeTable(sql);
   if (table === undefined) return undefined;
   const steps = db.prepare(`explain query plan ${sql}`).all() as { detail: string }[];

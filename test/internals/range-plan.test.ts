@@ -1,0 +1,38 @@
+/**
+ * A whole-table query's range plan is made once per connection (a data file never changes once
+ * published), for plans and for queries that are not split alike. Shown on a real file that this
+ * test does change, behind the cache's back: what the connection answers then is what it planned.
+ */
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { connection } from '../../src/pool/connections.js';
+import { rangePlan } from '../../src/pool/range-plan.js';
+import { makeDb, tempDir } from '../helpers/fixture-db.js';
+
+const rows = (n: number) =>
+  `with recursive c(x) as (select 1 union all select x + 1 from c where x < ${n}) insert into t (v) select x from c;`;
+
+test('a range plan is made once per connection and SQL text, and so is a query left whole', () => {
+  const file = makeDb(tempDir(), 'plans.sqlite', `create table t (id integer primary key, v); ${rows(5000)}`);
+  const open = connection({ scraperId: 9001, file, sql: '', format: 'json', options: {} });
+  const plan = rangePlan(open, 'select * from t', 1000);
+  assert.ok(plan, 'a 5,000-row table in ranges of 1,000 is split');
+  assert.equal(plan.bounds.length, 4);
+  assert.equal(rangePlan(open, 'select * from t', 500)?.bounds.length, 9, 'another range size is another plan');
+  assert.equal(rangePlan(open, 'select * from t where v > 3', 1000), undefined, 'not a whole-table scan');
+
+  const writer = new Database(file);
+  writer.exec(rows(5000));
+  writer.close();
+  assert.equal(rangePlan(open, 'select * from t', 1000), plan, 'the same plan, not made again');
+  assert.equal(rangePlan(open, 'SELECT * FROM t', 1000)?.bounds.length, 9, 'a new SQL text is planned anew: 10,000 rows now');
+
+  const small = makeDb(tempDir(), 'small.sqlite', `create table t (id integer primary key, v); ${rows(10)}`);
+  const smallOpen = connection({ scraperId: 9002, file: small, sql: '', format: 'json', options: {} });
+  assert.equal(rangePlan(smallOpen, 'select * from t', 1000), undefined, 'too few rows to split');
+  const growing = new Database(small);
+  growing.exec(rows(5000));
+  growing.close();
+  assert.equal(rangePlan(smallOpen, 'select * from t', 1000), undefined, 'a query left whole is remembered as such');
+});
