@@ -10,8 +10,9 @@ import type { QueryJob, RangePlan } from './protocol.js';
 /** Open connections kept, one per scraper; the oldest is closed beyond this. */
 const maxConnections = 32;
 /**
- * Statements (and range plans) kept per connection, and the most SQL text they may add up to: a
- * prepared statement holds memory in proportion to its SQL, and 32 connections each keep their own.
+ * Statements (and range plans) kept per connection, and the most SQL text they may add up to (a
+ * plan's bounds counted in): a prepared statement holds memory in proportion to its SQL, and 32
+ * connections each keep their own.
  */
 const maxStatements = 32;
 const maxStatementChars = 256 * 1024;
@@ -36,8 +37,15 @@ export interface Connection {
   plans: LruCache<string, RangePlan | null>;
 }
 
-/** A cache of at most `maxStatements` entries keyed by SQL text, whose texts add up to `maxStatementChars` at most. */
-const bySqlText = <V>() => new LruCache<string, V>(maxStatements, { maxSize: maxStatementChars, sizeOf: (sql) => sql.length });
+/**
+ * A cache of at most `maxStatements` entries keyed by SQL text, whose texts (and the values'
+ * `charsOf`, for values that grow with the data) add up to `maxStatementChars` at most.
+ */
+const bySqlText = <V>(charsOf: (value: V) => number = () => 0) =>
+  new LruCache<string, V>(maxStatements, { maxSize: maxStatementChars, sizeOf: (sql, value) => sql.length + charsOf(value) });
+
+/** A plan's bounds are one per range: a big table's plan can outweigh its SQL text many times. */
+const planChars = (plan: RangePlan | null) => plan?.bounds.reduce((chars, bound) => chars + bound.length, 0) ?? 0;
 
 const connections = new Map<number, Connection>();
 
@@ -62,7 +70,7 @@ export function connection(job: QueryJob): Connection {
   // whoever reads it. Untrusted, a schema cannot use virtual tables or functions SQLite does not mark
   // harmless (the pragma functions, but also FTS's snippet() and highlight(): in a query they work).
   db.pragma('trusted_schema = OFF');
-  const opened = { file: job.file, db, statements: bySqlText<Prepared>(), plans: bySqlText<RangePlan | null>() };
+  const opened = { file: job.file, db, statements: bySqlText<Prepared>(), plans: bySqlText(planChars) };
   connections.set(job.scraperId, opened);
   return opened;
 }

@@ -36,3 +36,17 @@ test('a range plan is made once per connection and SQL text, and so is a query l
   growing.close();
   assert.equal(rangePlan(smallOpen, 'select * from t', 1000), undefined, 'a query left whole is remembered as such');
 });
+
+test("plans are kept within the connection's bound on SQL text, their bounds counted in", () => {
+  const file = makeDb(tempDir(), 'big-plans.sqlite', `create table t (id integer primary key, v); ${rows(5000)}`);
+  const open = connection({ scraperId: 9003, file, sql: '', format: 'json', options: {} });
+  // A range a row: ~19,000 characters of bounds each, so 20 plans of 20 texts (fewer than the 32
+  // entries kept) outgrow the 256 K characters a connection keeps, and the oldest go.
+  const texts = Array.from({ length: 20 }, (_, i) => `select *${' '.repeat(i + 1)}from t`);
+  for (const sql of texts) assert.equal(rangePlan(open, sql, 1)?.bounds.length, 4999);
+  const writer = new Database(file);
+  writer.exec(rows(5000));
+  writer.close();
+  assert.equal(rangePlan(open, texts[19]!, 1)?.bounds.length, 4999, 'the newest plans are kept');
+  assert.equal(rangePlan(open, texts[0]!, 1)?.bounds.length, 9999, 'the oldest went: planned anew on 10,000 rows');
+});
