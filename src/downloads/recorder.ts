@@ -84,17 +84,23 @@ export class DownloadRecorder {
 
   /**
    * Queues a download; it is written within the batch window. Never refused: a call that passed
-   * `assertAccepting` is recorded even if others filled the queue meanwhile (by at most the calls in flight).
+   * `assertAccepting` is recorded even if others filled the queue meanwhile (by at most the calls in
+   * flight). Returns, with a spool, what its answer must wait for: its line in the spool, at the end
+   * of this turn of the event loop.
    */
-  record(download: DownloadRecord): void {
-    this.pending.push({ download, entry: this.options.spool?.append(download) });
+  record(download: DownloadRecord): Promise<void> | undefined {
+    const entry = this.options.spool?.append(download);
+    this.pending.push({ download, entry });
     this.pendingQueryChars += download.query?.length ?? 0;
-    if (this.writing || this.closing) return; // the running write takes it, or close does
-    if (this.pending.length >= batchSize && this.retryMs === 0) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+    if (!this.writing && !this.closing) {
+      // Otherwise the running write takes it, or close does.
+      if (this.pending.length >= batchSize && this.retryMs === 0) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
+      this.schedule();
     }
-    this.schedule();
+    return entry?.written;
   }
 
   /** Writes every queued download now, rather than within the batch window. Throws if a write fails: they stay queued. */

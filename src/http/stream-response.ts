@@ -25,8 +25,9 @@ export interface StreamLimits {
 /**
  * Called once the whole body is known to be complete, just before its last bytes are written: what
  * must be kept for every answered response (its download) is kept before the client can have it.
+ * The last bytes wait for the promise it returns.
  */
-export type BeforeEnd = (bytes: number) => void;
+export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
 
 /**
  * Sends a stream of encoded bytes as the response body with end-to-end backpressure.
@@ -43,8 +44,8 @@ export type BeforeEnd = (bytes: number) => void;
  * source), and every rule above holds for the compressed body (a failure destroys the socket rather
  * than finishing the compressed stream). `bytes` counts the body before compression.
  *
- * `beforeEnd` runs when the body is complete, before the write that ends it (for a HEAD, before the
- * headers are sent).
+ * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
+ * the headers wait).
  */
 export function streamResponse(
   request: FastifyRequest,
@@ -101,11 +102,16 @@ export function streamResponse(
       res.writeHead(200, length === undefined ? headers : { ...headers, 'content-length': length });
       if (request.method === 'HEAD') {
         // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
-        beforeEnd?.(0);
+        const kept = beforeEnd?.(0);
         settle({ kind: 'complete', bytes: 0 });
         source.destroy();
-        res.end();
+        afterKept(kept, () => res.end());
       }
+    };
+    /** Ends the response once `kept` (beforeEnd's promise) is, unless it was cut meanwhile. */
+    const afterKept = (kept: Promise<void> | undefined, end: () => void) => {
+      if (!kept) end();
+      else void kept.then(() => (res.destroyed ? undefined : end()));
     };
     const count = (chunk: Buffer) => {
       bytes += chunk.length;
@@ -170,14 +176,12 @@ export function streamResponse(
         const body = held ?? Buffer.alloc(0);
         held = undefined;
         start(body.length);
-        beforeEnd?.(bytes);
-        res.end(body, () => settle({ kind: 'complete', bytes }));
+        afterKept(beforeEnd?.(bytes), () => res.end(body, () => settle({ kind: 'complete', bytes })));
         return;
       }
       if (!started) start();
       if (settled) return; // a HEAD, answered by its headers
-      beforeEnd?.(bytes);
-      res.end(() => settle({ kind: 'complete', bytes }));
+      afterKept(beforeEnd?.(bytes), () => res.end(() => settle({ kind: 'complete', bytes })));
     };
     const onError = (error: Error) => {
       if (started) cut('source-failed', error);

@@ -89,12 +89,10 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   /** Prepared once: preparing was ~14% of the main thread's time per small query (bench). */
   private readonly statements = new Map<string, Database.Statement>();
-  /**
-   * Changes only when another connection commits. It reads the WAL index in shared memory: ~2 µs,
-   * about half the key lookup it saves (measured on a 2-core machine, better-sqlite3 12.11.1).
-   */
+  /** Changes only when another connection commits. */
   private readonly dataVersion: Database.Statement;
   private seenDataVersion: unknown;
+  private versionSeenThisTurn = false;
   private readonly keys = new LruCache<string, ApiKey>(cachedLookups);
   private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
   private readonly web: SqliteWebAccounts;
@@ -126,8 +124,18 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  /** Drops the cached lookups if another connection has committed since the last look. */
+  /**
+   * Drops the cached lookups if another connection has committed since the last look, looking once
+   * per turn of the event loop: a look is a read transaction, four fcntl calls on the WAL's shared
+   * memory, which cost a 304 ~25 µs of its ~220 when made for each lookup (BENCHMARKS.md, seventh
+   * round); under load one turn reads ~20 requests. A commit is seen from the next turn on.
+   */
   private dropStaleLookups(): void {
+    if (this.versionSeenThisTurn) return;
+    this.versionSeenThisTurn = true;
+    setImmediate(() => {
+      this.versionSeenThisTurn = false;
+    });
     const version = this.dataVersion.get();
     if (version === this.seenDataVersion) return;
     this.seenDataVersion = version;

@@ -169,13 +169,14 @@ export function dataRoutes(
     let recorded = false;
     /**
      * Queues the download (into the spool, when there is one) once. Called before the last byte of
-     * an answer is written, so that a node killed the moment after loses no download it answered;
-     * a response cut short is recorded after, with the status it ended with.
+     * an answer is written, which waits for what it returns (the spool's write), so that a node
+     * killed the moment after loses no download it answered; a response cut short is recorded
+     * after, with the status it ended with.
      */
-    const recordDownload = () => {
-      if (recorded) return;
+    const recordDownload = (): Promise<void> | undefined => {
+      if (recorded) return undefined;
       recorded = true;
-      recorder.record({
+      return recorder.record({
         scraperId: scraper.id,
         accountId: key.account.id,
         keyId: key.id,
@@ -205,7 +206,7 @@ export function dataRoutes(
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
       if (request.method !== 'POST' && isNotModified(request.headers, headers)) {
         status = notModifiedStatus;
-        recordDownload();
+        await recordDownload();
         sendNotModified(reply, headers);
         return;
       }
@@ -222,7 +223,7 @@ export function dataRoutes(
         (sent) => {
           bytes = sent;
           rows = run?.rows ?? null;
-          recordDownload();
+          return recordDownload();
         },
       );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
@@ -240,7 +241,7 @@ export function dataRoutes(
     } catch (err) {
       const error: SiphonError = asSiphonError(err, reply);
       status = error.status;
-      recordDownload();
+      await recordDownload();
       answerError(reply, error, callback);
     } finally {
       recordDownload();
