@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, renameSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DownloadRecorder } from '../src/downloads/recorder.js';
@@ -69,6 +69,27 @@ test('past its size a spool file is left for a new one, and removed (and forgott
   assert.equal(await store.spoolRecorded(parseSpoolFileName(first[0]!)!.id), 0, 'the old one is forgotten by the store');
   await recorder.close();
   assert.deepEqual(files(), [], 'a clean stop removes the spool');
+});
+
+test("one turn's downloads are written to the spool together at its end, and each says when its line is there", async () => {
+  const { dataDir, download } = await setUp();
+  const spool = new DownloadSpool(spoolDir(dataDir), log);
+  const [name] = readdirSync(spoolDir(dataDir));
+  const lines = () =>
+    readFileSync(path.join(spoolDir(dataDir), name!), 'utf8')
+      .split('\n')
+      .filter(Boolean).length;
+  const entries = [1, 2, 3].map((i) => spool.append(download(i))!);
+  assert.deepEqual(
+    entries.map((e) => e.position),
+    [1, 2, 3],
+  );
+  assert.equal(lines(), 0, 'nothing written before the turn ends');
+  await entries[0]!.written;
+  assert.equal(lines(), 3, 'all three in the one write');
+  spool.append(download(4));
+  spool.leave();
+  assert.equal(lines(), 4, 'a spool left writes what waits');
 });
 
 test('a spool left by a process that is gone is replayed from where it was recorded up to, each download once', async () => {
