@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, renameSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { DownloadRecorder } from '../src/downloads/recorder.js';
@@ -69,6 +70,35 @@ test('past its size a spool file is left for a new one, and removed (and forgott
   assert.equal(await store.spoolRecorded(parseSpoolFileName(first[0]!)!.id), 0, 'the old one is forgotten by the store');
   await recorder.close();
   assert.deepEqual(files(), [], 'a clean stop removes the spool');
+});
+
+test('downloads that keep coming, one every turn of the event loop, are committed in batches of many, not one per turn', async () => {
+  const { dataDir, store, download, recorded } = await setUp();
+  let commits = 0;
+  // The real store, counted: each call is one transaction.
+  const counted = {
+    recordDownloads: (...args: Parameters<SqliteStore['recordDownloads']>) => {
+      commits += 1;
+      return store.recordDownloads(...args);
+    },
+    forgetSpool: (spool: string) => store.forgetSpool(spool),
+  };
+  const recorder = new DownloadRecorder(counted, { maxPending: 1_000_000, log });
+  // Each comes from I/O, as a request's does: in the event loop's poll phase, which every turn has,
+  // between its timers (where a batch window ends) and its immediates (between two batches).
+  const started = Date.now();
+  let made = 0;
+  while (Date.now() < started + 350) {
+    await stat(dataDir);
+    recorder.record(download(made++));
+  }
+  const windows = Math.ceil((Date.now() - started) / 100);
+  await recorder.close();
+  assert.equal(await recorded(), made);
+  // A batch window's downloads, in batches of up to 500: a window that fills one is written at once,
+  // then what came while it was written (two commits); and the last ones, at close.
+  const bound = windows + 2 * Math.floor(made / 500) + 1;
+  assert.ok(commits <= bound, `${commits} commits for ${made} downloads in ${windows} windows: more than ${bound}`);
 });
 
 test("one turn's downloads are written to the spool together at its end, and each says when its line is there", async () => {
