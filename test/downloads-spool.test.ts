@@ -62,7 +62,7 @@ test('past its size a spool file is left for a new one, and removed (and forgott
   const files = () => readdirSync(spoolDir(dataDir));
   const first = files();
   assert.equal(first.length, 1);
-  for (let i = 0; i < 30; i++) recorder.record(download(i)); // ~100 bytes each: past 1,000 bytes
+  for (let i = 0; i < 30; i++) void recorder.record(download(i)); // ~100 bytes each: past 1,000 bytes
   await recorder.flush();
   assert.equal(await recorded(), 30);
   assert.equal(files().length, 1, 'one file again');
@@ -90,7 +90,7 @@ test('downloads that keep coming, one every turn of the event loop, are committe
   let made = 0;
   while (Date.now() < started + 350) {
     await stat(dataDir);
-    recorder.record(download(made++));
+    void recorder.record(download(made++));
   }
   const windows = Math.ceil((Date.now() - started) / 100);
   await recorder.close();

@@ -244,7 +244,8 @@ export function dataRoutes(
       await recordDownload();
       answerError(reply, error, callback);
     } finally {
-      recordDownload();
+      // A response cut short, recorded now that it has ended: nothing is left to wait for its line.
+      void recordDownload();
       noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
     }
   }
