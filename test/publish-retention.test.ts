@@ -12,8 +12,9 @@ let key: string;
 
 before(async () => {
   // One query process, so a second query waits in the queue while the first runs; time enough for
-  // the first, a count to 30 million, on a loaded machine.
-  server = await startServer({ queryProcesses: 1, queryTimeoutMs: 60_000 });
+  // the first, a count to 30 million, on a loaded machine, and for the second to wait that long (a
+  // slow machine running the suite took 43 s, past the 30 s a query may wait by default).
+  server = await startServer({ queryProcesses: 1, queryTimeoutMs: 60_000, queueTimeoutMs: 120_000 });
   ({ key } = await server.catalog.addUser('alice'));
   await server.catalog.addScraper('alice/busy', versionDb(1), { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/race', versionDb(1), { isPrivate: false, description: '' });
