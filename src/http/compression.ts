@@ -53,7 +53,8 @@ export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): 
 }
 
 /**
- * A streaming compressor for the coding, or none for identity.
+ * A streaming compressor for the coding, or none for identity. A query's rows are gzipped in its
+ * query processes instead (gzip-member.ts); this gzip is a file's (the `sqlite` format).
  *
  * Every write is flushed (`Z_SYNC_FLUSH`, `BROTLI_OPERATION_FLUSH`): a source chunk (about 64 KB
  * from a query process or the file, or whatever a slow query produced in 200 ms) leaves the

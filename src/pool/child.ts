@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
 import { connection, prepare, type Connection, type Prepared } from './connections.js';
+import { FrameDeflater } from './frame-deflater.js';
 import { FrameOutput } from './frame-output.js';
 import { rangePlan, rangeQuery, rowsBeforeQuery } from './range-plan.js';
 import { rangeOf } from './ranges.js';
@@ -95,6 +96,7 @@ async function run(job: QueryJob): Promise<void> {
     // first range writes the head, the last the tail, and rows before a range are what json's seam needs.
     const rowsBefore = range?.from !== undefined && prepare(open, rowsBeforeQuery(range)).stmt.get(BigInt(range.from)) !== undefined;
     const encoder = format.encoder(columns, job.options, rowsBefore);
+    output.deflater = job.deflate ? new FrameDeflater() : undefined;
     if (range?.from === undefined) await output.text(encoder.head());
     let lastFlush = Date.now();
     const due = () => Date.now() - lastFlush >= flushIntervalMs;
@@ -108,7 +110,9 @@ async function run(job: QueryJob): Promise<void> {
       }
     }
     if (range?.to === undefined) await output.text(encoder.tail());
-    await output.finish(FrameType.end, JSON.stringify({ rows } satisfies EndPayload));
+    // The end frame says what was deflated: the last data first.
+    if (output.deflater) await output.flush();
+    await output.finish(FrameType.end, JSON.stringify({ rows, deflated: output.deflater?.deflated } satisfies EndPayload));
   } catch (err) {
     output.discard();
     return fail(failureKind(err), err);

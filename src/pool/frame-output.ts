@@ -1,3 +1,4 @@
+import type { FrameDeflater } from './frame-deflater.js';
 import { encodeFrame, FrameType, frameHeaderBytes, maxFramePayload, writeFrameHeader } from './protocol.js';
 
 /** Buffers are allocated this large, and frames carved out of them one after another. */
@@ -19,6 +20,8 @@ export class FrameOutput {
   private start = 0;
   /** Where its next byte goes. */
   private at = frameHeaderBytes;
+  /** Set for a query whose data frames go out deflated; its frames are then sent as new buffers. */
+  deflater: FrameDeflater | undefined;
 
   constructor(private readonly send: (frame: Buffer) => Promise<void>) {}
 
@@ -49,6 +52,15 @@ export class FrameOutput {
   async flush(): Promise<void> {
     const length = this.pending;
     if (length === 0) return;
+    if (this.deflater) {
+      const data = this.deflater.deflate(this.slab.subarray(this.start + frameHeaderBytes, this.at));
+      // Deflated into a buffer of its own: this room serves the next frame.
+      this.discard();
+      const inflated = Buffer.allocUnsafe(4);
+      inflated.writeUInt32BE(length);
+      await this.send(Buffer.concat([encodeFrame(FrameType.data, data), encodeFrame(FrameType.inflated, inflated)]));
+      return;
+    }
     writeFrameHeader(this.slab, this.start, FrameType.data, length);
     const frame = this.slab.subarray(this.start, this.at);
     this.nextFrame();
@@ -61,7 +73,7 @@ export class FrameOutput {
    */
   async finish(type: FrameType, payload: string): Promise<void> {
     const body = Buffer.from(payload);
-    if (this.slab.length - this.at < frameHeaderBytes + body.length) {
+    if (this.deflater || this.slab.length - this.at < frameHeaderBytes + body.length) {
       await this.flush();
       await this.send(encodeFrame(type, body));
       return;

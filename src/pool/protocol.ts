@@ -4,6 +4,8 @@
  * `[type u8][length u32 BE][payload]`, so data, end and error (and a split query's plan, before
  * its first data) stay in order on one channel.
  */
+import type { Deflated } from './frame-deflater.js';
+
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
   scraperId: number;
@@ -21,6 +23,11 @@ export interface QueryJob {
   split?: { rowsPerRange: number };
   /** Set by the pool: run only this range of the query's rows (ranges.ts). */
   range?: RowidRange;
+  /**
+   * For a gzip answer: data frames carry the output deflated (frame-deflater.ts), pieces of one raw
+   * deflate stream, and the end frame says what was deflated.
+   */
+  deflate?: boolean;
 }
 
 /** One range of a split query: its rows whose rowid is `from` or above and below `to` (decimal; absent: unbounded). */
@@ -48,11 +55,14 @@ export interface RunMessage {
   job: QueryJob;
 }
 
-export const FrameType = { data: 1, end: 2, error: 3, plan: 4 } as const;
+/** `inflated`: after each data frame of a deflating job, its length before deflating (u32 BE). */
+export const FrameType = { data: 1, end: 2, error: 3, plan: 4, inflated: 5 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 export interface EndPayload {
   rows: number;
+  /** A deflating job's: the CRC-32 and length of its output before deflating. */
+  deflated?: Deflated;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { QueryFailed, type QueryFailure } from '../errors.js';
 import type { QueueItem } from './fair-queue.js';
+import { crc32Combine } from './crc32-combine.js';
+import type { Deflated } from './frame-deflater.js';
 import { FrameType, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RangePlan } from './protocol.js';
 import type { QueryProcess } from './query-process.js';
 import { RangeOrder } from './range-order.js';
@@ -65,6 +67,10 @@ function failureFrom(p: ErrorPayload): QueryFailure {
 export class QueryRun extends Readable implements QueueItem {
   /** Rows sent, once the query has completed. */
   rows: number | null = null;
+  /** For a deflating job, once it has completed: what was deflated, over all its ranges in order. */
+  deflated: Deflated | undefined;
+  /** For a deflating job: the bytes its processes have deflated so far (its body's bytes before compression). */
+  inflatedBytes = 0;
   /**
    * When it was queued, got a process and let it go (performance.now()), how it ended, and the
    * ranges it was split into if it was: for the log and the metrics.
@@ -77,6 +83,8 @@ export class QueryRun extends Readable implements QueueItem {
   private plan: RangePlan | undefined;
   private order: RangeOrder | undefined;
   private rowsSent = 0;
+  /** What each range (0: an unsplit query) deflated, as their ends come, in any order. */
+  private readonly rangesDeflated = new Map<number, Deflated>();
   /** Processes told to wait: for room in the spool, or until output their range holds goes out. */
   private readonly paused = new Set<QueryProcess>();
   private roomAwaited = false;
@@ -196,18 +204,31 @@ export class QueryRun extends Readable implements QueueItem {
       case FrameType.data:
         this.output(process, frame.payload);
         break;
-      case FrameType.end:
-        this.rowsSent += (JSON.parse(frame.payload.toString()) as EndPayload).rows;
+      case FrameType.inflated:
+        this.inflatedBytes += frame.payload.readUInt32BE(0);
+        break;
+      case FrameType.end: {
+        const end = JSON.parse(frame.payload.toString()) as EndPayload;
+        this.rowsSent += end.rows;
+        if (this.job.deflate && !end.deflated) {
+          this.failWith(process, { kind: 'internal', message: 'a deflating query process ended without saying what it deflated' });
+          break;
+        }
+        if (end.deflated) this.rangesDeflated.set(this.workers.get(process) ?? 0, end.deflated);
         this.rangeEnded(process);
         break;
-      case FrameType.error: {
-        const failure = failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload);
-        this.ended(failure.kind);
-        this.letGo(process);
-        this.destroy(new QueryFailed(failure));
-        break;
       }
+      case FrameType.error:
+        this.failWith(process, failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload));
+        break;
     }
+  }
+
+  /** The query failed in `process`, which is left able to take another job. */
+  private failWith(process: QueryProcess, failure: QueryFailure): void {
+    this.ended(failure.kind);
+    this.letGo(process);
+    this.destroy(new QueryFailed(failure));
   }
 
   /** Output of a process: to the spool if it is due, else held until it is. */
@@ -320,8 +341,20 @@ export class QueryRun extends Readable implements QueueItem {
   /** Every row is made: the time limit stops, what is left is the client's reading. */
   private completed(): void {
     this.rows = this.rowsSent;
+    if (this.job.deflate) this.deflated = this.allDeflated();
     this.ended('ok');
     this.stopTimers();
+  }
+
+  /** What the ranges deflated, as one: their CRCs combined in order. */
+  private allDeflated(): Deflated {
+    let all: Deflated = { crc: 0, bytes: 0 };
+    for (let range = 0; range < (this.order?.count ?? 1); range++) {
+      // Every range has ended, and a deflating range's end says what it deflated (onFrame).
+      const part = this.rangesDeflated.get(range)!;
+      all = { crc: crc32Combine(all.crc, part.crc, part.bytes), bytes: all.bytes + part.bytes };
+    }
+    return all;
   }
 
   /** The first end said is the one: a run destroyed after its process finished has already ended. */

@@ -24,6 +24,7 @@ import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import type { RequestLimits } from '../../limits/request-size.js';
 import { authenticate } from '../authenticate.js';
 import { formatCall } from '../format-call.js';
+import { gzipAround } from '../gzip-member.js';
 import { compressorFor, negotiateCoding, setCoding } from '../compression.js';
 import { addValidators, isNotModified, notModifiedStatus, sendNotModified } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
@@ -210,24 +211,29 @@ export function dataRoutes(
         sendNotModified(reply, headers);
         return;
       }
-      // A compressed body goes at its compressor's pace (one thread of this process), which a second
-      // query process would only take CPU from: measured 20 % slower split (BENCHMARKS.md, fourth round).
-      const source: Readable = job ? (run = pool.run(job, String(key.id), coding === 'identity')) : createReadStream(scraper.data.file);
+      // A query's gzip is deflated in its query processes, over two when it is split; its bytes before
+      // compression are theirs to count. A br body goes at its compressor's pace (one thread of this
+      // process), which a second query process would only take CPU from (BENCHMARKS.md, fourth round).
+      const deflating = job !== undefined && coding === 'gzip';
+      const source: Readable = job
+        ? (run = pool.run(deflating ? { ...job, deflate: true } : job, String(key.id), coding !== 'br'))
+        : createReadStream(scraper.data.file);
+      const bodyBytes = (sent: number) => (deflating ? run!.inflatedBytes : sent);
       const outcome: StreamOutcome = await streamResponse(
         request,
         reply,
         source,
         headers,
         { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs },
-        compressorFor(coding),
+        deflating ? gzipAround(() => run?.deflated) : compressorFor(coding),
         (sent) => {
-          bytes = sent;
+          bytes = bodyBytes(sent);
           rows = run?.rows ?? null;
           return recordDownload();
         },
       );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
-      bytes = outcome.bytes;
+      bytes = bodyBytes(outcome.bytes);
       rows = run?.rows ?? null;
       if (outcome.kind === 'cut') {
         const error = outcome.error
