@@ -75,15 +75,15 @@ async function body(target: string, init?: RequestInit): Promise<{ res: Response
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
-/** The `ranges` the split server logged for calls of `query` in `format`, once their lines are written. */
-async function loggedRanges(format: string, query: string, calls: number): Promise<(number | undefined)[]> {
+/** The `ranges` and `bytes` the split server logged for calls of `query` in `format`, once their lines are written. */
+async function loggedCalls(format: string, query: string, calls: number): Promise<{ ranges?: number; bytes: number }[]> {
   const asked = new URLSearchParams({ query }).toString();
   const lines = () =>
     split
       .logs()
       .split('\n')
       .filter((l) => l.includes(`/data.${format}?`) && l.includes(asked))
-      .map((l) => (JSON.parse(l) as { ranges?: number }).ranges);
+      .map((l) => JSON.parse(l) as { ranges?: number; bytes: number });
   await waitFor(() => lines().length >= calls, 5000);
   return lines();
 }
@@ -110,7 +110,8 @@ test('a split export is byte for byte the unsplit one, in every format that spli
     // The json calls above of a table that splits were split, uncompressed and gzip (deflated in
     // the query processes, range by range); no br one was (its compressor, in the server, sets its pace).
     // In the order asked: json uncompressed, gzip, br, then JSONP's three.
-    const ranges = await loggedRanges('json', query, 6);
+    const logged = await loggedCalls('json', query, 6);
+    const ranges = logged.map((l) => l.ranges);
     const splits = splitTables.includes(table) ? [true, true, false, true, true, false] : [false, false, false, false, false, false];
     assert.deepEqual(
       ranges.map((r) => r !== undefined),
@@ -120,6 +121,16 @@ test('a split export is byte for byte the unsplit one, in every format that spli
     assert.ok(
       ranges.every((r) => r === undefined || r > 1),
       `${query}: ${ranges.join()}`,
+    );
+    // Each call's bytes are its body's before compression, counted by the query processes for gzip.
+    const jsonParams: Record<string, string>[] = [{}, { callback: 'cb' }];
+    const [json, jsonp] = await Promise.all(
+      jsonParams.map((params) => body(url(whole, 'json', query, params), { headers: { 'accept-encoding': 'identity' } })),
+    );
+    assert.deepEqual(
+      logged.map((l) => l.bytes),
+      [json, json, json, jsonp, jsonp, jsonp].map((b) => b!.bytes.length),
+      query,
     );
   }
 });
