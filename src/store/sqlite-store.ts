@@ -79,8 +79,8 @@ const cachedLookups = 10_000;
  *
  * Key and scraper lookups are cached in memory and the cache is dropped whenever the file may have
  * changed: on any write through this store, and when `PRAGMA data_version` says another connection
- * (the CLI, say) has committed. That check is made before every cached lookup, so a key revoked
- * from the CLI is refused from the next request on.
+ * (the CLI, say) has committed. That check is made before a cached lookup, at most once per turn of
+ * the event loop, so a key revoked from the CLI is refused from the next turn on.
  *
  * Writes are synchronous commits; with WAL and synchronous=NORMAL a commit survives the process
  * being killed (only a power loss can take the last commits).
