@@ -85,7 +85,8 @@ export interface Frame {
 
 export const frameHeaderBytes = 5;
 /**
- * Data is sent in frames of at most this size, however large one value is: the server then never
+ * Data is sent in frames of at most this size, however large one value is (a deflated frame may be
+ * a few bytes more: deflate's stored blocks, for bytes that do not compress): the server then never
  * holds more than this of a frame that has not fully arrived.
  */
 export const maxFramePayload = 256 * 1024;
