@@ -56,9 +56,13 @@ export class FrameOutput {
       const data = this.deflater.deflate(this.slab.subarray(this.start + frameHeaderBytes, this.at));
       // Deflated into a buffer of its own: this room serves the next frame.
       this.discard();
-      const inflated = Buffer.allocUnsafe(4);
-      inflated.writeUInt32BE(length);
-      await this.send(Buffer.concat([encodeFrame(FrameType.data, data), encodeFrame(FrameType.inflated, inflated)]));
+      // The data frame, then the one saying how long it was before deflating, in one write.
+      const frames = Buffer.allocUnsafe(2 * frameHeaderBytes + data.length + 4);
+      writeFrameHeader(frames, 0, FrameType.data, data.length);
+      data.copy(frames, frameHeaderBytes);
+      writeFrameHeader(frames, frameHeaderBytes + data.length, FrameType.inflated, 4);
+      frames.writeUInt32BE(length, 2 * frameHeaderBytes + data.length);
+      await this.send(frames);
       return;
     }
     writeFrameHeader(this.slab, this.start, FrameType.data, length);
