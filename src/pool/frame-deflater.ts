@@ -1,13 +1,8 @@
 import zlib from 'node:zlib';
+import type { Deflated } from './protocol.js';
 
 /** Deflate's window: a block may refer back this far, so each frame is deflated primed with this much of what came before. */
 const windowBytes = 32 * 1024;
-
-/** What a process deflated for one query (or range): the CRC-32 and length of the bytes before deflating. */
-export interface Deflated {
-  crc: number;
-  bytes: number;
-}
 
 /**
  * A query's data frames as pieces of one raw deflate stream (RFC 1951), for a gzip answer made in

@@ -4,8 +4,6 @@
  * `[type u8][length u32 BE][payload]`, so data, end and error (and a split query's plan, before
  * its first data) stay in order on one channel.
  */
-import type { Deflated } from './frame-deflater.js';
-
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
   scraperId: number;
@@ -58,6 +56,12 @@ export interface RunMessage {
 /** `inflated`: after each data frame of a deflating job, its length before deflating (u32 BE). */
 export const FrameType = { data: 1, end: 2, error: 3, plan: 4, inflated: 5 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
+
+/** What a process deflated for one query (or range): the CRC-32 and length of the bytes before deflating. */
+export interface Deflated {
+  crc: number;
+  bytes: number;
+}
 
 export interface EndPayload {
   rows: number;
