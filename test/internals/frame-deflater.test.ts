@@ -11,9 +11,9 @@ import { test } from 'node:test';
 import zlib from 'node:zlib';
 import { gzipAround } from '../../src/http/gzip-member.js';
 import { crc32Combine } from '../../src/pool/crc32-combine.js';
-import { FrameDeflater, type Deflated } from '../../src/pool/frame-deflater.js';
+import { FrameDeflater } from '../../src/pool/frame-deflater.js';
 import { FrameOutput } from '../../src/pool/frame-output.js';
-import { FrameParser, FrameType, type EndPayload } from '../../src/pool/protocol.js';
+import { FrameParser, FrameType, type Deflated, type EndPayload } from '../../src/pool/protocol.js';
 
 /** One range as a process sends it: its text in `pieces`, flushed after each; its data, inflated lengths and end. */
 async function deflatedRange(pieces: string[]): Promise<{ data: Buffer[]; inflated: number; end: Deflated }> {
@@ -39,11 +39,12 @@ async function deflatedRange(pieces: string[]): Promise<{ data: Buffer[]; inflat
   return { data, inflated, end: (JSON.parse(last.payload.toString()) as EndPayload).deflated! };
 }
 
-/** Text that compresses (repeated words, refers back across frames) with some that does not. */
+/** Text that compresses (repeated words, refers back across frames) with some that hardly does (scrambled numbers). */
 function text(seed: number, length: number): string {
   const words = ['alpha', 'beta', '中文', 'é', '"quoted"', '\n', String(seed)];
+  const scrambled = (i: number) => ((i * 2_654_435_761 + seed) % 2 ** 32).toString(36) + ((i * 40_503 + seed) % 65_521).toString(36);
   let s = '';
-  for (let i = 0; s.length < length; i++) s += words[(i * seed) % words.length] + (i % 17 === 0 ? Math.random().toString(36) : ' ');
+  for (let i = 0; s.length < length; i++) s += words[(i * seed) % words.length] + (i % 17 === 0 ? scrambled(i) : ' ');
   return s;
 }
 
