@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import type { FormatCall } from '../formats/format.js';
 import type { Scraper } from '../store/types.js';
 import { publicOrigin } from './public-origin.js';
-import { decodePair } from './query-string.js';
+import { pairName } from './query-string.js';
 import { isPublicParam } from './redact.js';
 
 /** What a format may read of a data call: its checked parameters and SQL, the scraper, and keyless URLs. */
@@ -37,7 +37,7 @@ export function formatCall(
         .split('&')
         .filter((pair) => {
           if (pair === '') return false;
-          const name = decodePair(pair)[0];
+          const name = pairName(pair);
           return isPublicParam(name) && !drop.includes(name);
         });
       return `${publicBase()}${sent.pathname}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;

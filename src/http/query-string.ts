@@ -25,11 +25,26 @@ export function percentDecode(text: string): string {
   }
 }
 
-/** The decoded name and value of one `name=value` piece of a query string (`name` alone is `name=`). */
-export function decodePair(raw: string): [name: string, value: string] {
+/** A name or a value as a form encodes it: `+` is a space, then `%XX` escapes. */
+function decodePart(part: string): string {
+  return percentDecode(part.includes('+') ? part.replaceAll('+', ' ') : part);
+}
+
+/** The decoded name of one `name=value` piece of a query string (`name` alone is `name=`). */
+export function pairName(raw: string): string {
   const eq = raw.indexOf('=');
-  const decode = (part: string) => percentDecode(part.replaceAll('+', ' '));
-  return eq === -1 ? [decode(raw), ''] : [decode(raw.slice(0, eq)), decode(raw.slice(eq + 1))];
+  return decodePart(eq === -1 ? raw : raw.slice(0, eq));
+}
+
+/** The decoded value of one `name=value` piece of a query string. */
+export function pairValue(raw: string): string {
+  const eq = raw.indexOf('=');
+  return eq === -1 ? '' : decodePart(raw.slice(eq + 1));
+}
+
+/** The decoded name and value of one `name=value` piece of a query string. */
+export function decodePair(raw: string): [name: string, value: string] {
+  return [pairName(raw), pairValue(raw)];
 }
 
 /** A query string (without its `?`) or form body as parameters; also Fastify's query-string parser. */

@@ -1,5 +1,5 @@
 import { formatParamNames } from '../formats/index.js';
-import { decodePair, percentDecode, queryStart } from './query-string.js';
+import { pairName, pairValue, percentDecode, queryStart } from './query-string.js';
 
 /**
  * Parameters known to hold no secret, the data API's (with those the formats take) and the pages':
@@ -39,18 +39,25 @@ function cut(text: string): string {
   return text.length <= maxLoggedChars ? text : `${text.slice(0, maxLoggedChars)}…[${text.length - maxLoggedChars} more]`;
 }
 
-/** The URL with every value that could be a key replaced, and long values cut, for logs. */
+/**
+ * The URL with every value that could be a key replaced, and long values cut, for logs. It runs for
+ * every request, so the common case takes the short way: a path that decoded holds no key is kept
+ * whole (`sph_` holds no `/`, so no segment of it does either), and a value is only decoded when its
+ * parameter is one kept as sent.
+ */
 export function redactUrl(url: string): string {
   const start = queryStart(url);
-  const path = cut((start === -1 ? url : url.slice(0, start)).split('/').map(redactSegment).join('/'));
+  const rawPath = start === -1 ? url : url.slice(0, start);
+  const path = cut(looksLikeKey(percentDecode(rawPath)) ? rawPath.split('/').map(redactSegment).join('/') : rawPath);
   if (start === -1) return path;
-  const pairs = url
-    .slice(start + 1)
-    .split('&')
-    .map((raw) => {
-      const [name, value] = decodePair(raw);
-      if (isPublicParam(name) && !looksLikeKey(value)) return cut(raw);
-      return isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
-    });
-  return `${path}${url[start]}${pairs.join('&')}`;
+  let redacted = `${path}${url[start]}`;
+  let first = true;
+  for (const raw of url.slice(start + 1).split('&')) {
+    if (!first) redacted += '&';
+    first = false;
+    const name = pairName(raw);
+    if (isPublicParam(name) && !looksLikeKey(pairValue(raw))) redacted += cut(raw);
+    else redacted += isKeyParam(name) ? `${name.toLowerCase()}=[redacted]` : '[redacted]';
+  }
+  return redacted;
 }

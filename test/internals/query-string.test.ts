@@ -26,6 +26,8 @@ test('every spelling that authenticates as `key` is redacted from a logged URL; 
   }
   // A key-shaped value anywhere: in the path, or in a known parameter after a `;`.
   assert.equal(redactUrl(`/alice/${key}/data.json`), '/alice/[redacted]/data.json');
+  assert.equal(redactUrl(`/alice/%73ph_${key.slice(4)}/data.json?query=1`), '/alice/[redacted]/data.json?query=1');
+  assert.equal(redactUrl('/alice/sph/%5F/data.json'), '/alice/sph/%5F/data.json');
   assert.equal(redactUrl(`/a/b/data.json?query=select+1;key=${encodeURIComponent(key)}`), '/a/b/data.json?[redacted]');
   assert.equal(redactUrl(`/a/b/data.json#?key=${key}`), '/a/b/data.json#[redacted]');
   // Long values are cut.
