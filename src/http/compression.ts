@@ -54,7 +54,8 @@ export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): 
 
 /**
  * A streaming compressor for the coding, or none for identity. A query's rows are gzipped in its
- * query processes instead (gzip-member.ts); this gzip is a file's (the `sqlite` format).
+ * query processes instead (gzip-member.ts): this gzip is a file's (the `sqlite` format); br is a
+ * file's, or a query's, which its run feeds before spooling (pool/compressing-spool.ts).
  *
  * Every write is flushed (`Z_SYNC_FLUSH`, `BROTLI_OPERATION_FLUSH`): a source chunk (about 64 KB
  * from a query process or the file, or whatever a slow query produced in 200 ms) leaves the
@@ -74,6 +75,9 @@ export function compressorFor(coding: ContentCoding): Transform | undefined {
     case 'br':
       return zlib.createBrotliCompress({
         flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+        // A query's output waits here for it (pool/compressing-spool.ts): room for a few 64 KB
+        // frames, so its processes go on while it works rather than take turns with it.
+        writableHighWaterMark: 1024 * 1024,
         params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
       });
     case 'identity':

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import type { Transform } from 'node:stream';
 import { QueryFailed } from '../errors.js';
 import { FairQueue, type FairQueueLimits } from './fair-queue.js';
 import type { QueryJob } from './protocol.js';
@@ -81,8 +82,9 @@ export class QueryPool implements RunHost {
    * Starts a query for `key`; its encoded result is read from the returned stream, which fails with
    * QueryFailed. `mayTakeTwo`: its reader keeps up with two query processes, so a whole-table export
    * may be split over two (query-run.ts); a reader slower than one process gains nothing from it.
+   * `compressor`: the run's output goes through it before it is spooled, and the stream is compressed.
    */
-  run(job: QueryJob, key: string, mayTakeTwo = false): QueryRun {
+  run(job: QueryJob, key: string, mayTakeTwo = false, compressor?: Transform): QueryRun {
     const run = new QueryRun(this, job, key, {
       timeoutMs: this.options.timeoutMs,
       longAfterMs,
@@ -94,6 +96,7 @@ export class QueryPool implements RunHost {
       },
       rowsPerRange: mayTakeTwo ? this.options.rowsPerRange : 0,
       holdBytes: rangeHoldBytes,
+      compressor,
     });
     try {
       if (this.closing) throw new QueryFailed({ kind: 'closing' });

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { QueryFailed, type QueryFailure } from '../errors.js';
 import type { QueueItem } from './fair-queue.js';
+import { CompressingSpool } from './compressing-spool.js';
 import { crc32Combine } from './crc32-combine.js';
 import { FrameType, type Deflated, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RangePlan } from './protocol.js';
 import type { QueryProcess } from './query-process.js';
@@ -35,6 +36,8 @@ export interface RunOptions {
   rowsPerRange: number;
   /** Output of the range ahead held in memory, at most, before its process waits for its turn. */
   holdBytes: number;
+  /** Compresses the output before it is spooled (compressing-spool.ts): the run's stream is then compressed. */
+  compressor?: Transform;
 }
 
 function failureFrom(p: ErrorPayload): QueryFailure {
@@ -68,8 +71,8 @@ export class QueryRun extends Readable implements QueueItem {
   rows: number | null = null;
   /** For a deflating job, once it has completed: what was deflated, over all its ranges in order. */
   deflated: Deflated | undefined;
-  /** For a deflating job: the bytes its processes have deflated so far (its body's bytes before compression). */
-  inflatedBytes = 0;
+  /** For a deflating job: the bytes its processes have deflated so far. */
+  private deflatedBytes = 0;
   /**
    * When it was queued, got a process and let it go (performance.now()), how it ended, and the
    * ranges it was split into if it was: for the log and the metrics.
@@ -91,7 +94,7 @@ export class QueryRun extends Readable implements QueueItem {
   private kept: QueryProcess | undefined;
   private long = false;
   private parked = false;
-  private readonly spool: Spool;
+  private readonly spool: Spool | CompressingSpool;
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
   private clockStartedAt = 0;
@@ -106,7 +109,13 @@ export class QueryRun extends Readable implements QueueItem {
   ) {
     super();
     this.remainingMs = options.timeoutMs;
-    this.spool = new Spool(options.spool);
+    const spool = new Spool(options.spool);
+    this.spool = options.compressor ? new CompressingSpool(spool, options.compressor) : spool;
+  }
+
+  /** For a run whose body is compressed (deflated in its processes, or by its compressor): its bytes so far before compression. */
+  get inflatedBytes(): number {
+    return this.spool instanceof CompressingSpool ? this.spool.bytesIn : this.deflatedBytes;
   }
 
   fail(error: QueryFailed): void {
@@ -204,7 +213,7 @@ export class QueryRun extends Readable implements QueueItem {
         this.output(process, frame.payload);
         break;
       case FrameType.inflated:
-        this.inflatedBytes += frame.payload.readUInt32BE(0);
+        this.deflatedBytes += frame.payload.readUInt32BE(0);
         break;
       case FrameType.end: {
         const end = JSON.parse(frame.payload.toString()) as EndPayload;

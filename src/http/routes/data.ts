@@ -211,21 +211,22 @@ export function dataRoutes(
         sendNotModified(reply, headers);
         return;
       }
-      // A query's gzip is deflated in its query processes, over two when it is split; its bytes before
-      // compression are theirs to count. A br body goes at its compressor's pace (one thread of this
-      // process), which a second query process would only take CPU from (BENCHMARKS.md, fourth round).
-      const deflating = job !== undefined && coding === 'gzip';
-      const source: Readable = job
-        ? (run = pool.run(deflating ? { ...job, deflate: true } : job, String(key.id), coding !== 'br'))
-        : createReadStream(scraper.data.file);
-      const bodyBytes = (sent: number) => (deflating ? run!.inflatedBytes : sent);
+      // A query's body is compressed before it is spooled, so its query processes run at the pace of
+      // its compression, over two when it is split: gzip is deflated in the processes, br by a
+      // compressor the run feeds (BENCHMARKS.md, ninth round). Its bytes before compression are the run's to count.
+      if (job) {
+        const deflate = coding === 'gzip';
+        run = pool.run(deflate ? { ...job, deflate } : job, String(key.id), true, deflate ? undefined : compressorFor(coding));
+      }
+      const source: Readable = run ?? createReadStream(scraper.data.file);
+      const bodyBytes = (sent: number) => (run && coding !== 'identity' ? run.inflatedBytes : sent);
       const outcome: StreamOutcome = await streamResponse(
         request,
         reply,
         source,
         headers,
         { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs },
-        deflating ? gzipAround(() => run?.deflated) : compressorFor(coding),
+        run ? (coding === 'gzip' ? gzipAround(() => run?.deflated) : undefined) : compressorFor(coding),
         (sent) => {
           bytes = bodyBytes(sent);
           rows = run?.rows ?? null;
