@@ -1,6 +1,6 @@
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import type { Transform } from 'node:stream';
+import type { Transform, TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { LruCache } from '../store/lru-cache.js';
 
@@ -68,18 +68,21 @@ export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): 
  * export produces and held br exports under half their speed. Both run on libuv's thread pool, off
  * the event loop.
  */
+/** zlib's streams hand stream options on to their Transform, though its types list only zlib's. */
+const brotliOptions: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark'> = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
+  // A query's output waits here for it (pool/compressing-spool.ts): room for 16 frames of 64 KB,
+  // so its processes go on while it works rather than take turns with it.
+  writableHighWaterMark: 1024 * 1024,
+};
+
 export function compressorFor(coding: ContentCoding): Transform | undefined {
   switch (coding) {
     case 'gzip':
       return zlib.createGzip({ level: 1, flush: zlib.constants.Z_SYNC_FLUSH });
     case 'br':
-      return zlib.createBrotliCompress({
-        flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-        // A query's output waits here for it (pool/compressing-spool.ts): room for a few 64 KB
-        // frames, so its processes go on while it works rather than take turns with it.
-        writableHighWaterMark: 1024 * 1024,
-        params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
-      });
+      return zlib.createBrotliCompress(brotliOptions);
     case 'identity':
       return undefined;
   }

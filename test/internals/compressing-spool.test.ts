@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { Transform } from 'node:stream';
+import { Transform, type TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
+import { compressorFor } from '../../src/http/compression.js';
 import { CompressingSpool } from '../../src/pool/compressing-spool.js';
 import { Spool, SpoolBudget } from '../../src/pool/spool.js';
 import { tempDir } from '../helpers/fixture-db.js';
@@ -10,12 +11,16 @@ import { tempDir } from '../helpers/fixture-db.js';
 const dir = tempDir();
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const brotli = (writableHighWaterMark: number) =>
-  zlib.createBrotliCompress({
-    flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+/** A br compressor as a query's run gets one, or with a buffer of its own. */
+function brotli(writableHighWaterMark?: number): Transform {
+  const options: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark'> = {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
     writableHighWaterMark,
-  });
+  };
+  return writableHighWaterMark === undefined
+    ? compressorFor('br')!
+    : zlib.createBrotliCompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, ...options });
+}
 
 /** Text that compresses, different in every chunk: numbers scrambled by a multiplier. */
 const chunkOf = (i: number) => Buffer.from(Array.from({ length: 2000 }, (_, j) => `${((i * 2000 + j) * 2654435761) % 1000003},`).join(''));
@@ -57,6 +62,16 @@ test('full while the compressor holds its fill: a writer that waits for room hol
   await waitForRoom(spool);
   assert.equal(spool.full, false);
   spool.close();
+  // A run's own compressor takes 16 frames of 64 KB: its processes are not held for every frame.
+  const run = new CompressingSpool(
+    new Spool({ dir, memoryBytes: 2 ** 20, maxFileBytes: 2 ** 20, budget: new SpoolBudget(2 ** 20) }),
+    brotli(),
+  );
+  let frames = 0;
+  while (frames < 100 && run.append(Buffer.concat(Array.from({ length: 5 }, (_, i) => chunkOf(frames * 5 + i))).subarray(0, 65536)))
+    frames += 1;
+  assert.ok(frames >= 14 && frames <= 16, `${frames} frames taken before it was full`);
+  run.close();
 });
 
 test('a client that does not read stops the compressor, and then the writer: nothing grows without bound', async () => {
