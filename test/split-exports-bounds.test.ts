@@ -151,7 +151,7 @@ test('one of a split export’s two processes dying ends the export: the body is
 test('a split export gives its second process back at the end of a range once another query waits', async () => {
   await quietPool();
   const answered: string[] = [];
-  // Uncompressed (fetch asks for gzip and br unless told otherwise): a compressed body is never split.
+  // Uncompressed (fetch asks for gzip and br unless told otherwise).
   const exported = fetch(exportUrl(), { headers: { 'accept-encoding': 'identity' } }).then(async (res) => {
     const text = await res.text();
     answered.push('export');
@@ -178,5 +178,31 @@ test('a split export read late, its spool full and a range held, still comes who
   assert.equal(lines.length, 600_001);
   for (let i = 0; i < 600_000; i += 1) {
     if (!lines[i]!.startsWith(`{"id":${i + 1},`)) assert.fail(`line ${i + 1}: ${lines[i]!.slice(0, 40)}`);
+  }
+});
+
+test('a split export holds two query processes at most, however many its key may use and its ranges could', async () => {
+  const roomy = await startServer({ queryProcesses: 6, keyConcurrency: 4, exportRangeRows: 1000 });
+  try {
+    const key = (await roomy.catalog.addUser('carol')).key;
+    const db = makeDb(
+      roomy.dataDir,
+      'wide.sqlite',
+      `create table wide (id integer primary key, t text);
+       with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
+       insert into wide select x, printf('%090d', x) from c;`,
+    );
+    await roomy.catalog.addScraper('carol/wide', db, { isPrivate: false, description: '' });
+    let most = 0;
+    const sample = setInterval(() => (most = Math.max(most, roomy.pool.stats().busy)), 1);
+    const res = await fetch(dataUrl(roomy.base, 'carol/wide', 'ndjson', { key, query: 'select * from wide' }), {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    const lines = (await res.text()).split('\n').length;
+    clearInterval(sample);
+    assert.equal(lines, 200_001);
+    assert.equal(most, 2, 'split over two, never more');
+  } finally {
+    await roomy.close();
   }
 });

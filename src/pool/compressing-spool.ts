@@ -6,7 +6,7 @@ import type { Spool } from './spool.js';
  * `compressor` (a streaming compressor, br's: gzip is deflated in the query processes instead) and
  * what comes out is spooled. It is full while the compressor has as much waiting as its buffer
  * takes, and the query's processes then wait: a split export's two processes run at the
- * compressor's pace, the range ahead's output held in memory as its order needs, where a
+ * compressor's pace, the output of ranges ahead held in memory as their order needs, where a
  * compressor behind the spool left them to spool the whole body to disk before it (BENCHMARKS.md,
  * ninth round). Reads come from the spool, compressed.
  */

@@ -20,11 +20,20 @@ const startingMs = 20;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**
- * Output of a split export's range not yet due (the range ahead's, or the rest of one while the
+ * Output of a split export's range not yet due (a range ahead's, or the rest of one while the
  * spool is full) kept in memory, at most, a range; beyond, its process waits. A range is about a MB
- * (`rowsPerRange`), so this binds only for very wide rows, or while the spool is full.
+ * (`rowsPerRange`), so this binds only for very wide rows, or while the spool is full. With
+ * `rangesAhead`, an export holds 16 MB at most.
  */
-const rangeHoldBytes = 8 * 1024 * 1024;
+const rangeHoldBytes = 4 * 1024 * 1024;
+/**
+ * Ranges a split export's processes may run beyond the one being sent. With one, a process that
+ * ended the range ahead waited for the other to end the current one: on a busy machine the two
+ * took turns as much as they ran together. With three, alternating runs: gzip and br exports
+ * 5-20 % faster, uncompressed ones up to 20 %, most when the machine is busy (BENCHMARKS.md, ninth
+ * round); the run still holds two processes at most.
+ */
+const rangesAhead = 3;
 
 export interface PoolOptions extends ProcessLimits {
   size: number;
@@ -96,6 +105,7 @@ export class QueryPool implements RunHost {
       },
       rowsPerRange: mayTakeTwo ? this.options.rowsPerRange : 0,
       holdBytes: rangeHoldBytes,
+      rangesAhead,
       compressor,
     });
     try {

@@ -34,8 +34,10 @@ export interface RunOptions {
   spool: SpoolOptions;
   /** Rows of each range when a whole-table export is split (ranges.ts); 0: never split. */
   rowsPerRange: number;
-  /** Output of the range ahead held in memory, at most, before its process waits for its turn. */
+  /** Output of a range not yet due held in memory, at most, before its process waits for its turn. */
   holdBytes: number;
+  /** Ranges that may start beyond the one being sent (range-order.ts). */
+  rangesAhead: number;
   /** Compresses the output before it is spooled (compressing-spool.ts): the run's stream is then compressed. */
   compressor?: Transform;
 }
@@ -62,7 +64,7 @@ function failureFrom(p: ErrorPayload): QueryFailure {
  * process (a full spool too), except while it is parked as a long query in excess.
  *
  * A whole-table export may be split (ranges.ts): its first process answers with a plan of rowid
- * ranges, and while it runs one range a second process, when the pool can spare one, runs the next.
+ * ranges, and while it runs one range a second process, when the pool can spare one, runs another.
  * Ranges go to the spool strictly in order; output not yet due waits in memory (RangeOrder). The run
  * holds both processes' slots, limits and fate: a failure, timeout or cancel in either ends both.
  */
@@ -205,7 +207,7 @@ export class QueryRun extends Readable implements QueueItem {
       case FrameType.plan:
         this.plan = JSON.parse(frame.payload.toString()) as RangePlan;
         this.times.ranges = rangeCount(this.plan);
-        this.order = new RangeOrder(this.times.ranges, this.options.holdBytes);
+        this.order = new RangeOrder(this.times.ranges, this.options.holdBytes, this.options.rangesAhead);
         this.workers.set(process, this.order.take());
         this.startNext();
         break;
@@ -325,9 +327,9 @@ export class QueryRun extends Readable implements QueueItem {
     this.recruit();
   }
 
-  /** Takes a second process while a range may start and the pool can spare one. */
+  /** Takes a second process while a range may start and the pool can spare one: never a third. */
   private recruit(): void {
-    while (this.order?.startable) {
+    while (this.order?.startable && this.workers.size < 2) {
       const helper = this.host.helper(this);
       if (!helper) return;
       if (this.long) helper.lowerPriority();

@@ -1,9 +1,9 @@
 /**
- * The order of a split query's ranges in its response. Ranges start in order, at most one ahead of
- * the range whose output is due (the current one); output that is not due yet (the range ahead's,
- * or the current range's behind output still held for it) waits here, in memory, and `hold` says
- * when a range holds enough that its process should wait. Held output goes out (`due`) only as
- * the response's spool takes it, so the spool's caps hold for a split query as for any other.
+ * The order of a split query's ranges in its response. Ranges start in order, at most `ahead`
+ * beyond the range whose output is due (the current one); output that is not due yet (the ranges
+ * ahead's, or the current range's behind output still held for it) waits here, in memory, and
+ * `hold` says when a range holds enough that its process should wait. Held output goes out (`due`)
+ * only as the response's spool takes it, so the spool's caps hold for a split query as for any other.
  */
 export class RangeOrder {
   /** The range whose output is due: every range before it has ended and been taken whole. */
@@ -15,6 +15,7 @@ export class RangeOrder {
   constructor(
     readonly count: number,
     private readonly holdBytes: number,
+    private readonly ahead: number,
   ) {}
 
   get done(): boolean {
@@ -23,7 +24,7 @@ export class RangeOrder {
 
   /** Whether a range may start now. */
   get startable(): boolean {
-    return this.next < this.count && this.next <= this.current + 1;
+    return this.next < this.count && this.next <= this.current + this.ahead;
   }
 
   get allStarted(): boolean {

@@ -8,8 +8,8 @@ const text = (order: RangeOrder) => {
   return out;
 };
 
-test('ranges start in order, at most one ahead of the one being sent', () => {
-  const order = new RangeOrder(4, 100);
+test('ranges start in order, at most one ahead of the one being sent when one is allowed', () => {
+  const order = new RangeOrder(4, 100, 1);
   assert.equal(order.take(), 0);
   assert.equal(order.take(), 1);
   assert.equal(order.startable, false, 'range 2 waits until range 0 has ended');
@@ -25,8 +25,26 @@ test('ranges start in order, at most one ahead of the one being sent', () => {
   assert.equal(order.done, true);
 });
 
+test('with three allowed ahead, a process that ended a range ahead goes on to the next while the current one runs', () => {
+  const order = new RangeOrder(6, 100, 3);
+  assert.equal(order.take(), 0);
+  assert.equal(order.take(), 1);
+  order.hold(1, Buffer.from('b'));
+  order.end(1);
+  assert.equal(order.startable, true, 'range 0 still runs: range 2 may start');
+  assert.equal(order.take(), 2);
+  order.end(2);
+  assert.equal(order.take(), 3);
+  assert.equal(order.startable, false, 'three beyond range 0 have started: range 4 waits for it');
+  order.end(0);
+  assert.equal(order.current, 1, 'range 1 is due, its output still held');
+  assert.equal(order.startable, true);
+  assert.deepEqual(text(order), ['b']);
+  assert.equal(order.current, 3, 'range 2 had ended with nothing held');
+});
+
 test('output not yet due is held, then due in order, and its range stays current until it is all out', () => {
-  const order = new RangeOrder(3, 100);
+  const order = new RangeOrder(3, 100, 1);
   order.take();
   order.take();
   assert.equal(order.holds(0), false, 'the current range writes straight through');
@@ -46,7 +64,7 @@ test('output not yet due is held, then due in order, and its range stays current
 });
 
 test('a range holds at most its bound: past it, its process is told to wait until it is taken below', () => {
-  const order = new RangeOrder(2, 10);
+  const order = new RangeOrder(2, 10, 1);
   order.take();
   order.take();
   assert.equal(order.hold(1, Buffer.alloc(6)), true);
