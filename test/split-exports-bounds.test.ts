@@ -14,6 +14,18 @@ import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 let server: TestServer;
 const keys: string[] = [];
 
+/** The scraper `owner/table`, its one table of `rows` rows of ~100 bytes each. */
+async function addRows(on: TestServer, owner: string, table: string, rows: number): Promise<void> {
+  const db = makeDb(
+    on.dataDir,
+    `${table}.sqlite`,
+    `create table ${table} (id integer primary key, t text);
+     with recursive c(x) as (select 1 union all select x + 1 from c where x < ${rows})
+     insert into ${table} select x, printf('%090d', x) from c;`,
+  );
+  await on.catalog.addScraper(`${owner}/${table}`, db, { isPrivate: false, description: '' });
+}
+
 before(async () => {
   // A small spool and ranges of 1,000 rows (~100 KB), so an unread export fills its spool at once
   // and waits, in a few of its 600 ranges; the time limit leaves room for a busy machine.
@@ -25,14 +37,7 @@ before(async () => {
     clientIdleTimeoutMs: 60_000,
   });
   for (const name of ['alice', 'bob']) keys.push((await server.catalog.addUser(name)).key);
-  const db = makeDb(
-    server.dataDir,
-    'huge.sqlite',
-    `create table huge (id integer primary key, t text);
-     with recursive c(x) as (select 1 union all select x + 1 from c where x < 600000)
-     insert into huge select x, printf('%090d', x) from c;`,
-  );
-  await server.catalog.addScraper('alice/huge', db, { isPrivate: false, description: '' });
+  await addRows(server, 'alice', 'huge', 600_000);
 });
 after(() => server.close());
 
@@ -185,14 +190,7 @@ test('a split export holds two query processes at most, however many its key may
   const roomy = await startServer({ queryProcesses: 6, keyConcurrency: 4, exportRangeRows: 1000 });
   try {
     const key = (await roomy.catalog.addUser('carol')).key;
-    const db = makeDb(
-      roomy.dataDir,
-      'wide.sqlite',
-      `create table wide (id integer primary key, t text);
-       with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000)
-       insert into wide select x, printf('%090d', x) from c;`,
-    );
-    await roomy.catalog.addScraper('carol/wide', db, { isPrivate: false, description: '' });
+    await addRows(roomy, 'carol', 'wide', 200_000);
     let most = 0;
     const sample = setInterval(() => (most = Math.max(most, roomy.pool.stats().busy)), 1);
     const res = await fetch(dataUrl(roomy.base, 'carol/wide', 'ndjson', { key, query: 'select * from wide' }), {
