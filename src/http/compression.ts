@@ -52,6 +52,15 @@ export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): 
   }
 }
 
+/** zlib's streams hand stream options on to their Transform, though its types list only zlib's. */
+const brotliOptions: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark'> = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
+  // A query's output waits here for it (pool/compressing-spool.ts): room for 16 frames of 64 KB,
+  // so its processes go on while it works rather than take turns with it.
+  writableHighWaterMark: 1024 * 1024,
+};
+
 /**
  * A streaming compressor for the coding, or none for identity. A query's rows are gzipped in its
  * query processes instead (gzip-member.ts): this gzip is a file's (the `sqlite` format); br is a
@@ -68,15 +77,6 @@ export function setCoding(headers: OutgoingHttpHeaders, coding: ContentCoding): 
  * export produces and held br exports under half their speed. Both run on libuv's thread pool, off
  * the event loop.
  */
-/** zlib's streams hand stream options on to their Transform, though its types list only zlib's. */
-const brotliOptions: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark'> = {
-  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
-  // A query's output waits here for it (pool/compressing-spool.ts): room for 16 frames of 64 KB,
-  // so its processes go on while it works rather than take turns with it.
-  writableHighWaterMark: 1024 * 1024,
-};
-
 export function compressorFor(coding: ContentCoding): Transform | undefined {
   switch (coding) {
     case 'gzip':
