@@ -91,7 +91,7 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('spoolTotalMb'),
   },
   {
-    what: 'Rows of each rowid range of a whole-table export (`select * from <table>` in json, csv or ndjson, uncompressed or gzip) that a second query process runs while one is idle and no query waits; `0` never splits',
+    what: 'Rows of each rowid range of a whole-table export (`select * from <table>` in json, csv or ndjson, in any coding) that a second query process runs while one is idle and no query waits; `0` never splits',
     value: (c) => (c.exportRangeRows > 0 ? count(c.exportRangeRows) : 'never split'),
     setWith: flag('exportRangeRows'),
   },
