@@ -283,52 +283,56 @@ describe('streaming under compression', () => {
     }
   });
 
-  test('a paused client pauses the query process through the compressor, once its spool is full', async (t) => {
-    // A spool of 1 MB, so that "full" comes soon; the query limit is far away, as the pause is not
-    // the query's end here (a full spool's wait counts as query time: docs/api.md's limits).
-    const paused = await startServer({ spoolResponseMb: 1, queryTimeoutMs: 120_000, clientIdleTimeoutMs: 60_000 });
-    t.after(() => paused.close());
-    const { key: pausedKey } = await paused.catalog.addUser('alice');
-    await paused.catalog.addScraper('alice/mixed', dataFile, { isPrivate: false, description: '' });
-    const from = (await writtenDownloads(paused)).length;
-    const res = await request(dataUrl(paused.base, 'alice/mixed', 'json', { key: pausedKey, query: fastRows }), {
-      'accept-encoding': 'gzip',
+  // gzip is deflated in the query process, its output spooled; br's compressor is in the server,
+  // before the spool, and must stop taking the process's output once the spool is full.
+  for (const coding of ['gzip', 'br']) {
+    test(`${coding}: a paused client pauses the query process through the compressor, once its spool is full`, async (t) => {
+      // A spool of 1 MB, so that "full" comes soon; the query limit is far away, as the pause is not
+      // the query's end here (a full spool's wait counts as query time: docs/api.md's limits).
+      const paused = await startServer({ spoolResponseMb: 1, queryTimeoutMs: 120_000, clientIdleTimeoutMs: 60_000 });
+      t.after(() => paused.close());
+      const { key: pausedKey } = await paused.catalog.addUser('alice');
+      await paused.catalog.addScraper('alice/mixed', dataFile, { isPrivate: false, description: '' });
+      const from = (await writtenDownloads(paused)).length;
+      const res = await request(dataUrl(paused.base, 'alice/mixed', 'json', { key: pausedKey, query: fastRows }), {
+        'accept-encoding': coding,
+      });
+      assert.equal(res.headers['content-encoding'], coding);
+      // Read nothing. The query never ends: only once the socket, the spool and the compressor are
+      // all full can its process come to rest, stopped on its output. Were the compressor to read
+      // on regardless, the spool would never fill (gzip) or the compressed output would pile up
+      // before it (br), and the process would run on.
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      await waitFor(async () => {
+        const cpu = queryProcessesCpuMs();
+        await pause(200);
+        return queryProcessesCpuMs() === cpu;
+      }, 30_000);
+      // Then it must stay at rest (these 1.5 s are what is measured)...
+      const cpuBefore = queryProcessesCpuMs();
+      await pause(1500);
+      const cpuUsed = queryProcessesCpuMs() - cpuBefore;
+      assert.ok(cpuUsed < 300, `the query processes used ${cpuUsed} ms of CPU in 1.5 s while the client read nothing`);
+      // ...and go on where it stopped once the client reads again: the rows in order, from the first.
+      const received: Buffer[] = [];
+      let length = 0;
+      for await (const chunk of res) {
+        received.push(chunk as Buffer);
+        length += (chunk as Buffer).length;
+        if (length > 4_000_000) break;
+      }
+      res.destroy();
+      const body = decode(coding, Buffer.concat(received)).toString();
+      assert.ok(body.startsWith('[\n{"x":1,"h":"'), body.slice(0, 40));
+      const lines = body.split('\n').slice(1, -1);
+      // Rows after the first begin with their comma.
+      lines.forEach((line, i) => assert.ok(line.startsWith(`${i ? ',' : ''}{"x":${i + 1},`), `row ${i + 1}: ${line.slice(0, 30)}`));
+      assert.ok(lines.length > 20_000, `${lines.length} rows after the pause`);
+      const [row] = await downloadsFrom(paused, from, 1);
+      // The client left long before the query's limit.
+      assert.equal(row!.status, 499);
     });
-    assert.equal(res.headers['content-encoding'], 'gzip');
-    // Read nothing. The query never ends: only once the socket, the compressor and the spool are
-    // all full can its process come to rest, stopped on its output. Were the compressor to read
-    // on regardless, the spool would never fill and the process would run on, the compressed
-    // output piling up in the server's memory.
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    await waitFor(async () => {
-      const cpu = queryProcessesCpuMs();
-      await pause(200);
-      return queryProcessesCpuMs() === cpu;
-    }, 30_000);
-    // Then it must stay at rest (these 1.5 s are what is measured)...
-    const cpuBefore = queryProcessesCpuMs();
-    await pause(1500);
-    const cpuUsed = queryProcessesCpuMs() - cpuBefore;
-    assert.ok(cpuUsed < 300, `the query processes used ${cpuUsed} ms of CPU in 1.5 s while the client read nothing`);
-    // ...and go on where it stopped once the client reads again: the rows in order, from the first.
-    const received: Buffer[] = [];
-    let length = 0;
-    for await (const chunk of res) {
-      received.push(chunk as Buffer);
-      length += (chunk as Buffer).length;
-      if (length > 4_000_000) break;
-    }
-    res.destroy();
-    const body = decode('gzip', Buffer.concat(received)).toString();
-    assert.ok(body.startsWith('[\n{"x":1,"h":"'), body.slice(0, 40));
-    const lines = body.split('\n').slice(1, -1);
-    // Rows after the first begin with their comma.
-    lines.forEach((line, i) => assert.ok(line.startsWith(`${i ? ',' : ''}{"x":${i + 1},`), `row ${i + 1}: ${line.slice(0, 30)}`));
-    assert.ok(lines.length > 20_000, `${lines.length} rows after the pause`);
-    const [row] = await downloadsFrom(paused, from, 1);
-    // The client left long before the query's limit.
-    assert.equal(row!.status, 499);
-  });
+  }
 
   test('a client that goes away stops its query: the only query process is freed at once', async (t) => {
     // One process and a limit far away: only killing the query on the abort frees the process.
