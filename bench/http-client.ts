@@ -24,8 +24,6 @@ export interface Answer {
 
 export type ExportAnswer = Answer & { newlines: number };
 
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 8 });
-
 function countNewlines(chunk: Buffer): number {
   let n = 0;
   for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n += 1;
@@ -96,18 +94,23 @@ export function exportOnce(url: string, coding: 'identity' | 'gzip' | 'br'): Pro
   return get(url, { agent: false, headers: { 'accept-encoding': coding }, countLines: true });
 }
 
-/** Requests one after the other on one keep-alive connection, bodies kept up to `keepBody` characters. */
+/**
+ * Requests one after the other on one keep-alive connection of their own: a connection kept from an
+ * earlier step could have been closed by the server while the bench's thread was busy (its own
+ * in-process queries), and the next request sent on it would fail.
+ */
 export async function chain(urls: string[], keepBody = 400): Promise<(Answer & { startMs: number; endMs: number })[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const t0 = performance.now();
   const steps = [];
-  for (const url of urls) {
-    const startMs = performance.now() - t0;
-    const r = await get(url, { agent: keepAlive, keepBody });
-    steps.push({ ...r, startMs, endMs: performance.now() - t0 });
+  try {
+    for (const url of urls) {
+      const startMs = performance.now() - t0;
+      const r = await get(url, { agent, keepBody });
+      steps.push({ ...r, startMs, endMs: performance.now() - t0 });
+    }
+  } finally {
+    agent.destroy();
   }
   return steps;
-}
-
-export function closeClient(): void {
-  keepAlive.destroy();
 }

@@ -18,7 +18,7 @@ import { measureIsolation } from './fairness.js';
 import { fixtureRows, fixtureTable, inProcessFirstRow } from './fixture.js';
 import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smallSql, wrkThreads } from './queries.js';
 import { prepareData } from './setup.js';
-import { chain, closeClient, exportOnce, type ExportAnswer } from './http-client.js';
+import { chain, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
 import { cpuBetween, cpuSnapshot, median, MemorySampler } from './proc-stats.js';
 import { printReport, type ExportFigures, type Results } from './report.js';
@@ -295,7 +295,7 @@ async function main(): Promise<void> {
     const inProc = [inProcessFirstRow(db, firstRowSql), inProcessFirstRow(db, firstRowSql), inProcessFirstRow(db, firstRowSql)];
     db.close();
     const ttfbSteps = await chain(Array.from({ length: 4 }, () => url('json', firstRowSql)));
-    for (const s of ttfbSteps) if (s.status !== 200) problems.push(`first-byte query: status ${s.status} ${s.body}`);
+    for (const s of ttfbSteps) if (s.status !== 200) problems.push(`first-byte query: status ${s.status} ${s.error ?? s.body}`);
     const ttfb = ttfbSteps.slice(1).map((s) => s.ttfbMs);
     progress(`first byte: siphon ${median(ttfb).toFixed(0)} ms, in-process ${median(inProc).toFixed(0)} ms`);
 
@@ -398,7 +398,6 @@ async function main(): Promise<void> {
     progress('wrote bench/results/latest.json');
   } finally {
     for (const s of running) await s.stop().catch(() => {});
-    closeClient();
     rmSync(workDir, { recursive: true, force: true });
   }
 }
