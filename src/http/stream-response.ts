@@ -44,6 +44,7 @@ export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
  * source), and every rule above holds for the compressed body (a failure destroys the socket rather
  * than finishing the compressed stream). `bytes` counts the body before compression.
  *
+ * `headers` are the response's, and are added to (its length, for a body sent in one write).
  * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
  * the headers wait).
  */
@@ -99,7 +100,8 @@ export function streamResponse(
       // Counted from the first byte: before it, the queue and query time limits bound the wait.
       lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
       reply.hijack();
-      res.writeHead(200, length === undefined ? headers : { ...headers, 'content-length': length });
+      if (length !== undefined) headers['content-length'] = length;
+      res.writeHead(200, headers);
       if (request.method === 'HEAD') {
         // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
         const kept = beforeEnd?.(0);
