@@ -4,14 +4,23 @@ export interface SizeBound<K, V> {
   sizeOf(key: K, value: V): number;
 }
 
+interface Entry<V> {
+  value: V;
+  /** When it was last put at the newest end: the count of moves and inserts at that time. */
+  stamp: number;
+}
+
 /**
  * A map that keeps at most `capacity` entries (and, given a size bound, at most that total size),
  * dropping the least recently used ones. A Map iterates in insertion order, so re-inserting an
- * entry on each hit keeps the oldest first. An entry larger than the whole bound is not kept.
+ * entry keeps the oldest first. A hit re-inserts only an entry that has aged past half the
+ * capacity: one among the newer half is far from being dropped, and re-inserting on every hit (a
+ * delete and a set) was most of a hit's cost. An entry larger than the whole bound is not kept.
  */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
+  private readonly entries = new Map<K, Entry<V>>();
   private size = 0;
+  private stamp = 0;
 
   constructor(
     private readonly capacity: number,
@@ -19,19 +28,21 @@ export class LruCache<K, V> {
   ) {}
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    if (this.stamp - entry.stamp >= this.capacity / 2) {
       this.entries.delete(key);
-      this.entries.set(key, value);
+      this.entries.set(key, entry);
+      entry.stamp = ++this.stamp;
     }
-    return value;
+    return entry.value;
   }
 
   set(key: K, value: V): void {
     this.delete(key);
     const size = this.bound?.sizeOf(key, value) ?? 0;
     if (this.bound && size > this.bound.maxSize) return;
-    this.entries.set(key, value);
+    this.entries.set(key, { value, stamp: ++this.stamp });
     this.size += size;
     while (this.entries.size > this.capacity || (this.bound && this.size > this.bound.maxSize)) {
       this.delete(this.entries.keys().next().value as K);
@@ -44,9 +55,9 @@ export class LruCache<K, V> {
   }
 
   delete(key: K): void {
-    const value = this.entries.get(key);
-    if (value === undefined) return;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
-    this.size -= this.bound?.sizeOf(key, value) ?? 0;
+    this.size -= this.bound?.sizeOf(key, entry.value) ?? 0;
   }
 }

@@ -31,3 +31,16 @@ test('LruCache with a size bound drops the oldest until the total fits, and neve
   cache.set('eeeeeeeeee', 7);
   assert.equal(cache.get('eeeeeeeeee'), 7, 'clear() gives the whole bound back');
 });
+
+test('LruCache never drops an entry read between every two others coming in, however many come', () => {
+  // A hit re-inserts only an entry in the older half: this one must still never reach the oldest place.
+  for (const capacity of [2, 3, 4, 7, 64]) {
+    const cache = new LruCache<string, number>(capacity);
+    cache.set('hot', 0);
+    for (let i = 0; i < 10 * capacity; i++) {
+      assert.equal(cache.get('hot'), 0, `capacity ${capacity}, after ${i} others`);
+      cache.set(`cold${i}`, i);
+    }
+    assert.equal(cache.get(`cold${10 * capacity - capacity}`), undefined, 'the others still come and go');
+  }
+});
