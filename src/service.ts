@@ -102,7 +102,7 @@ export async function startService(config: Config, store: Store, logStream?: Nod
       ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
       : undefined;
   const stopping = new AbortController();
-  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, logger: log.logger, metrics });
+  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, log, metrics });
   const silent = new SilentConnections(app.server);
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   let metricsServer: MetricsServer | undefined;

@@ -55,12 +55,21 @@ export interface RequestLine extends Omit<RequestFacts, 'err' | 'query' | 'statu
 
 export type LineSink = (line: RequestLine, query: QueryTiming | undefined) => void;
 
+/** Writes a request's line to the log, as `reqId`'s (the log's `requestLine`). */
+export type LineWriter = (level: 'info' | 'warn', reqId: string, line: RequestLine) => void;
+
+/** Where each request's line goes: the log, and what else counts requests (the metrics). */
+export interface LineOutputs {
+  write: LineWriter;
+  sink: LineSink;
+}
+
 interface Entry {
   request: FastifyRequest;
   facts: RequestFacts;
   startedAt: number;
   reply: FastifyReply;
-  sink: LineSink;
+  outputs: LineOutputs;
   /** The route's handler still runs, and the line waits for its facts. */
   held: boolean;
   ended: boolean;
@@ -120,10 +129,10 @@ export function loggedWhenDone<R extends object>(handler: (request: R, reply: Fa
  * responses written raw carry it too), and the line is written once the response has ended, by
  * finishing or by its connection closing. Called first of all for each request; again is harmless.
  */
-export function trackRequest(request: FastifyRequest, reply: FastifyReply, sink: LineSink): void {
+export function trackRequest(request: FastifyRequest, reply: FastifyReply, outputs: LineOutputs): void {
   if (entryOf(request)) return;
   reply.raw.setHeader('x-request-id', request.id);
-  const entry: Entry = { request, facts: {}, startedAt: performance.now(), reply, sink, held: false, ended: false, written: false };
+  const entry: Entry = { request, facts: {}, startedAt: performance.now(), reply, outputs, held: false, ended: false, written: false };
   (request as Tracked)[entryKey] = entry;
   reply.raw.once('close', () => {
     entry.ended = true;
@@ -150,11 +159,10 @@ function write(entry: Entry): void {
     if (query.runMs !== undefined) line.queryMs = round(query.runMs);
     if (query.ranges !== undefined) line.ranges = query.ranges;
   }
-  const log = request.log;
-  if (err) log.error({ ...line, err }, 'request');
-  else if (line.cut) log.warn(line, 'request');
-  else log.info(line, 'request');
-  entry.sink(line, query);
+  // A fault of ours goes through pino, for its error's serializer; every other line is written whole.
+  if (err) request.log.error({ ...line, err }, 'request');
+  else entry.outputs.write(line.cut ? 'warn' : 'info', request.id, line);
+  entry.outputs.sink(line, query);
 }
 
 /**

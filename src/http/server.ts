@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import type { Log } from '../log/logger.js';
 import type { DownloadRecorder } from '../downloads/recorder.js';
 import { errors } from '../errors.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -11,7 +12,7 @@ import { ConnectionRefusals } from './connection-refusals.js';
 import { corsPreflightRoutes } from './cors.js';
 import { fromFramework, refusalFor } from './framework-errors.js';
 import { parseParams } from './query-string.js';
-import { logRefusedConnection, requestId, trackRequest, type LineSink } from './request-log.js';
+import { logRefusedConnection, requestId, trackRequest, type LineOutputs, type LineSink } from './request-log.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { checkRequestHead } from './request-head.js';
 import { assetRoutes } from './routes/assets.js';
@@ -37,7 +38,7 @@ export interface ServerDeps {
   /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
   stopping: AbortSignal;
   recorder: DownloadRecorder;
-  logger: FastifyBaseLogger;
+  log: Log;
   /** Counts every request; none when the metrics are off. */
   metrics?: Metrics;
 }
@@ -51,7 +52,9 @@ export interface ServerDeps {
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const { config, metrics } = deps;
   const limits = requestLimits(config.maxQueryChars);
+  const logger: FastifyBaseLogger = deps.log.logger;
   const sink: LineSink = metrics?.requestDone ?? (() => {});
+  const lines: LineOutputs = { write: (level, reqId, line) => deps.log.requestLine(level, reqId, line, 'request'), sink };
   const refusals = new ConnectionRefusals({
     maxHeadBytes: limits.maxHeadBytes,
     maxHeaderFieldBytes: limits.maxHeaderFieldBytes,
@@ -60,7 +63,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     refused: (headers, details) => logRefusedConnection(app.log, sink, headers, details),
   });
   const app: FastifyInstance = Fastify({
-    loggerInstance: deps.logger,
+    loggerInstance: logger,
     // One line per request, written by request-log.ts once its outcome is known, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => requestId(req.headers),
@@ -78,7 +81,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     routerOptions: { maxParamLength: maxPathSegmentChars, querystringParser: parseParams },
     clientErrorHandler: refusals.onClientError,
     frameworkErrors: (err, request, reply) => {
-      trackRequest(request, reply, sink);
+      trackRequest(request, reply, lines);
       sendError(reply, fromFramework(err, limits));
     },
   });
@@ -94,7 +97,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     closing = true;
   });
   app.addHook('onRequest', async (request, reply) => {
-    trackRequest(request, reply, sink);
+    trackRequest(request, reply, lines);
     if (closing) {
       sendError(reply.header('connection', 'close'), errors.unavailable());
       return reply;

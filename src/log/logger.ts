@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactUrl } from '../http/redact.js';
 import { LogOutput } from './log-output.js';
@@ -20,6 +21,13 @@ const flushEveryMs = 100;
 
 export interface Log {
   logger: Logger;
+  /**
+   * Writes a request's line: the record `logger.child({ reqId }).info(fields, msg)` (or `warn`)
+   * would write, byte for byte, made with one `JSON.stringify` of the fields instead of pino's
+   * field-by-field serializing, ~1.2 µs of a 304's CPU (BENCHMARKS.md, tenth round). For flat
+   * fields with no serializer of their own: errors go through the logger.
+   */
+  requestLine(level: 'info' | 'warn', reqId: string, fields: object, msg: string): void;
   /** Writes what the destination still holds; resolves once it is written (or cannot be). */
   flush(): Promise<void>;
   /** Records dropped because stdout did not keep up. */
@@ -51,8 +59,18 @@ export function createLog(options: { level: string; format: 'json' | 'pretty'; s
     },
     destination,
   );
+  // pino's own start of a record: its level, time and default base (pid and hostname).
+  const base = `,"pid":${process.pid},"hostname":${JSON.stringify(os.hostname())}`;
   return {
     logger,
+    requestLine: (level, reqId, fields, msg) => {
+      if (!logger.isLevelEnabled(level)) return;
+      const body = JSON.stringify(fields);
+      const rest = body.length > 2 ? `,${body.slice(1, -1)}` : '';
+      destination.write(
+        `{"level":${logger.levels.values[level]},"time":${Date.now()}${base},"reqId":${JSON.stringify(reqId)}${rest},"msg":${JSON.stringify(msg)}}\n`,
+      );
+    },
     flush: () => output?.flush() ?? Promise.resolve(),
     dropped: () => output?.dropped ?? 0,
   };
