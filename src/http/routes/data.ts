@@ -117,9 +117,8 @@ export function dataRoutes(
     tooLarge: () => errors.bodyTooLarge(limits.maxBodyBytes),
   };
 
-  /** The call's parameters: the query string's and, for a POST, its body's, which win over them. */
-  async function callParams(request: FastifyRequest<DataRoute>): Promise<Params> {
-    if (request.method !== 'POST') return request.query;
+  /** A POST's parameters: the query string's and its body's, which win over them. */
+  async function postParams(request: FastifyRequest<DataRoute>): Promise<Params> {
     return { ...request.query, ...(await readQueryBody(request, bodyLimits, bodyFailure(request))) };
   }
 
@@ -128,7 +127,8 @@ export function dataRoutes(
     const { owner, scraper: scraperName, format: formatName = '' } = request.params;
     let query: Params;
     try {
-      query = await callParams(request);
+      // Awaited only when there is something to wait for: each await is a turn of the microtask queue.
+      query = request.method === 'POST' ? await postParams(request) : request.query;
     } catch (err) {
       // A body left unread is not read just to be thrown away: the connection is closed instead.
       if (!request.raw.complete) void reply.header('connection', 'close');
@@ -153,7 +153,7 @@ export function dataRoutes(
       scraper = await findScraperFor(store, key.account.id, owner, scraperName);
       // Nothing is served that could not be recorded: a refused call is not a download.
       recorder.assertAccepting();
-      rate = await rateLimiter?.take(String(key.id));
+      rate = rateLimiter && (await rateLimiter.take(String(key.id)));
       if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
       sendError(reply.headers(rateLimitHeaders(rate)), err, callback);
