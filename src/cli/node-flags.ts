@@ -3,13 +3,13 @@
  * too (a test holds both to this list). V8 takes them on the command line only, not from
  * NODE_OPTIONS.
  *
- * `--initial-old-space-size=64`: the server relays an export from its query processes in 64 KB
+ * `--initial-old-space-size=32`: the server relays an export from its query processes in 64 KB
  * chunks, each in memory of its own outside V8's heap, and holds up to 16 MB of them for the ranges
  * ahead; counted towards V8's limit for a full collection, they made V8 run one every few MB relayed
  * (23–37 in a 1M-row json export, up to half of the server's CPU during it). Letting the old
- * generation start at 64 MB leaves them to die first: none then, a third less of the server's CPU
- * per export. It replaces `--min-semi-space-size=8`, which did the same through the young
- * generation but spread every request's allocations over 16 MB, out of the caches: 304s 9 % slower
- * (BENCHMARKS.md, fifth and tenth rounds).
+ * generation start at 32 MB leaves them to die first: a third less of the server's CPU per export
+ * (64 MB did no better, and held more garbage). It replaces `--min-semi-space-size=8`, which did
+ * the same through the young generation but spread every request's allocations over 16 MB, out of
+ * the caches: 304s 7–9 % slower (BENCHMARKS.md, fifth and tenth rounds).
  */
-export const nodeFlags: readonly string[] = ['--initial-old-space-size=64'];
+export const nodeFlags: readonly string[] = ['--initial-old-space-size=32'];
