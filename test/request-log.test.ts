@@ -103,6 +103,28 @@ describe('one line per request', () => {
     assert.deepEqual([line!.code, line!.status, line!.route, line!.url], ['SIPHON_ERR_MALFORMED_REQUEST', 400, null, undefined]);
   });
 
+  test('every kind of answer carries the id of its line: a 304, a HEAD, a compressed stream, a page, an asset', async () => {
+    const url = dataUrl(server.base, 'alice/planning', 'json', { key, query });
+    const first = await fetch(url, { headers: { 'accept-encoding': 'identity' } });
+    await first.arrayBuffer();
+    const answers = [
+      [await fetch(url, { headers: { 'accept-encoding': 'identity', 'if-none-match': first.headers.get('etag')! } }), 304],
+      [await fetch(url, { method: 'HEAD' }), 200],
+      [await fetch(url, { headers: { 'accept-encoding': 'br' } }), 200],
+      [await fetch(`${server.base}/alice/planning`), 200],
+      [await fetch(`${server.base}/assets/site.css`), 200],
+    ] as const;
+    for (const [res, status] of answers) {
+      await res.arrayBuffer();
+      assert.equal(res.status, status);
+      const id = res.headers.get('x-request-id');
+      assert.match(id ?? '', uuid, `${res.url} ${status}`);
+      const lines = await linesOf(server, id!);
+      assert.equal(lines.length, 1);
+      assert.equal(lines[0]!.status, status);
+    }
+  });
+
   test('a well-formed incoming X-Request-Id is kept; anything else, or what could be a key, is replaced', async () => {
     for (const sent of ['req-42', 'a1b2c3d4-e5f6-4789-abcd-ef0123456789', 'trace:00f067aa0ba902b7/1=x', 'x'.repeat(128)]) {
       const res = await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': sent } });

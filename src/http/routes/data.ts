@@ -50,8 +50,12 @@ function queryTiming(run: QueryRun): QueryTiming | undefined {
   return { waitMs: (startedAt ?? endedAt) - queuedAt, runMs: startedAt === undefined ? undefined : endedAt - startedAt, outcome, ranges };
 }
 
-/** A data answer's headers, built in one object: this runs for every call, 304s included. */
+/**
+ * A data answer's headers, built in one object: this runs for every call, 304s included. Written on
+ * the raw response, they carry the request's id themselves (request-log.ts).
+ */
 function responseHeaders(
+  requestId: string,
   format: Format,
   scraper: Scraper,
   callback: string | undefined,
@@ -68,6 +72,7 @@ function responseHeaders(
   headers['x-content-type-options'] = 'nosniff';
   // Lets nginx and similar proxies stream rather than buffer whole results.
   headers['x-accel-buffering'] = 'no';
+  headers['x-request-id'] = requestId;
   if (format.attachment) {
     headers['content-disposition'] = `attachment; filename="${scraper.owner.name}-${scraper.name}.${format.attachment}"`;
   }
@@ -201,7 +206,7 @@ export function dataRoutes(
       }
       // Validators come from what shapes the body (the job, or a file's format), known before anything runs.
       const coding = negotiateCoding(request.headers);
-      const headers = responseHeaders(format, scraper, callback, cors, rate, job ? undefined : scraper.data.sizeBytes);
+      const headers = responseHeaders(request.id, format, scraper, callback, cors, rate, job ? undefined : scraper.data.sizeBytes);
       setCoding(headers, coding);
       addValidators(headers, scraper, job ?? { format: format.name }, coding);
       // RFC 9110 allows 304 for GET and HEAD only; a POST's conditional headers are ignored.
