@@ -54,7 +54,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const limits = requestLimits(config.maxQueryChars);
   const logger: FastifyBaseLogger = deps.log.logger;
   const sink: LineSink = metrics?.requestDone ?? (() => {});
-  const lines: LineOutputs = { write: (level, reqId, line) => deps.log.requestLine(level, reqId, line, 'request'), sink };
+  const lines: LineOutputs = { write: deps.log.requestLine, sink };
   const refusals = new ConnectionRefusals({
     maxHeadBytes: limits.maxHeadBytes,
     maxHeaderFieldBytes: limits.maxHeaderFieldBytes,

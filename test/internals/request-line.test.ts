@@ -27,7 +27,7 @@ test("a request's line is the record pino writes for the same fields, byte for b
     for (const [i, fields] of lines.entries()) {
       const ours = memoryLog();
       const pinos = memoryLog();
-      ours.log.requestLine(level, `id-${i}`, fields, 'request');
+      ours.log.requestLine(level, `id-${i}`, fields);
       pinos.log.logger.child({ reqId: `id-${i}` })[level](fields, 'request');
       assert.equal(ours.records.length, 1);
       const withoutTime = (record: string) => record.replace(/"time":\d+/, '"time":0');
@@ -39,8 +39,8 @@ test("a request's line is the record pino writes for the same fields, byte for b
 
 test("a request's line follows the log's level", () => {
   const { log, records } = memoryLog('warn');
-  log.requestLine('info', 'a', { status: 200 }, 'request');
+  log.requestLine('info', 'a', { status: 200 });
   assert.equal(records.length, 0);
-  log.requestLine('warn', 'b', { status: 499 }, 'request');
+  log.requestLine('warn', 'b', { status: 499 });
   assert.equal(JSON.parse(records[0]!).level, 40);
 });
