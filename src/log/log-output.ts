@@ -87,7 +87,7 @@ export class LogOutput {
   /** stdout is gone: what is held is lost, and counted. */
   private fail(unwritten: Buffer): void {
     this.broken = true;
-    this.droppedRecords += countLines(unwritten.toString()) + countLines(this.pending);
+    this.droppedRecords += countLines(unwritten) + countLines(this.pending);
     this.pending = '';
     this.held = 0;
     this.writing = false;
@@ -121,7 +121,8 @@ export class LogOutput {
   }
 }
 
-function countLines(text: string): number {
+/** Records in `text`: one newline each, counted in the bytes or the string as they are. */
+function countLines(text: Buffer | string): number {
   let n = 0;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n += 1;
   return n;
