@@ -1,7 +1,8 @@
 /**
  * No more queries run just started than the pool allows (the machine's cores, in the service): the
- * next one waits for one of them rather than waking another process to fight over the same cores.
- * A query still working after a moment frees its turn, so a slow one never holds the others back.
+ * next one waits for one of them rather than waking another process to fight over the same cores,
+ * sent ahead to its process to run right after it. A query still working after a moment frees its
+ * turn, and the one sent ahead to it is taken back, so a slow one never holds the others back.
  * Real query processes, a real data file.
  */
 import assert from 'node:assert/strict';
@@ -56,12 +57,14 @@ test('a query waits while as many as allowed have just started, and runs while a
   const before = performance.now();
   const fast = pool.run(job('select sum(x) as total from t'), 'bob');
   const elapsed = performance.now() - before;
-  // Two processes are idle, yet the second query waits: the first has just started. (Unless this
-  // thread itself stalled for as long as a query counts as just started: nothing to tell then.)
-  if (elapsed < 10) assert.deepEqual(pool.stats(), { ready: 3, busy: 1, waiting: 1, long: 0, parked: 0 });
+  // Two processes are idle, yet the second query waits, sent ahead to the first one's process: the
+  // first has just started. (Unless this thread itself stalled for as long as a query counts as just
+  // started: nothing to tell then.)
+  if (elapsed < 10) assert.deepEqual(pool.stats(), { ready: 3, busy: 1, waiting: 1, long: 0, parked: 0, sentAhead: 1 });
   else t.diagnostic(`stalled ${elapsed.toFixed(1)} ms between two calls: the waiting was not observed`);
 
-  // The runaway never ends, yet the other query is answered: the runaway freed its turn.
+  // The runaway never ends, yet the other query is answered: the runaway freed its turn, and the
+  // query sent ahead to its process was taken back and run by another.
   assert.equal(await readAll(fast), '[\n{"total":6}\n]');
   assert.equal(slow.times.endedAt, undefined, 'the runaway still runs');
   assert.equal(pool.stats().busy, 1);
@@ -79,4 +82,71 @@ test('queries queued behind the ones just started all run, in turn, without anot
     keys.map((_, i) => `[\n{"n":${i}}\n]`),
   );
   await waitFor(() => pool.stats().busy === 0, 10_000);
+});
+
+test('queries sent ahead are each answered with their own rows, in any order of arrival', async (t) => {
+  const pool = startPool(1, 2);
+  t.after(() => pool.close());
+  await pool.ready();
+  const keys = ['alice', 'bob', 'carol', 'dave'];
+  const calls = Array.from({ length: 40 }, (_, i) =>
+    readAll(pool.run(job(`select ${i} as n, x from t where x = ${(i % 3) + 1}`), keys[i % 4]!)),
+  );
+  const answers = await Promise.all(calls);
+  assert.deepEqual(
+    answers,
+    answers.map((_, i) => `[\n{"n":${i},"x":${(i % 3) + 1}}\n]`),
+  );
+  assert.ok(pool.stats().sentAhead > 0, 'some were sent ahead');
+  await waitFor(() => pool.stats().busy === 0, 10_000);
+});
+
+test('a query sent ahead whose client leaves is not run; the process goes on with the next one', async (t) => {
+  const pool = startPool(1, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  // Long enough to still run when the next two arrive, short enough to end.
+  const first = pool.run(
+    job('with recursive c(x) as (select 1 union all select x + 1 from c limit 300000) select count(*) as n from c'),
+    'alice',
+  );
+  const left = pool.run(job(runaway), 'bob');
+  left.on('error', () => {});
+  assert.equal(pool.stats().sentAhead, 1);
+  left.destroy();
+  const next = pool.run(job('select 7 as seven'), 'carol');
+  assert.equal(await readAll(first), '[\n{"n":300000}\n]');
+  // Had the runaway run, the only process would be held until killed a second later, not answering this.
+  assert.equal(await readAll(next), '[\n{"seven":7}\n]');
+  assert.deepEqual(pool.stats().ready, 1);
+});
+
+test('a query sent ahead to a process that dies is queued again and answered', async (t) => {
+  const pool = startPool(1, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  const doomed = pool.run(job(runaway), 'alice');
+  doomed.on('error', () => {});
+  const waiting = pool.run(job('select 8 as eight'), 'bob');
+  assert.equal(pool.stats().sentAhead, 1);
+  // Its client left: the runaway's process is killed, with the query sent ahead to it.
+  doomed.destroy();
+  assert.equal(await readAll(waiting), '[\n{"eight":8}\n]');
+});
+
+test('a query taken back too late, already started, holds its process no longer than a query takes to turn long', async (t) => {
+  const pool = startPool(1, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  const first = pool.run(job('select 1 as one'), 'alice');
+  const late = pool.run(job(runaway), 'bob');
+  late.on('error', () => {});
+  assert.equal(pool.stats().sentAhead, 1);
+  // This thread is busy while the process answers the first query and starts the runaway: the
+  // cancel comes too late, and the runaway's process must be killed for the next query to run.
+  const until = performance.now() + 300;
+  while (performance.now() < until);
+  late.destroy();
+  assert.equal(await readAll(first), '[\n{"one":1}\n]');
+  assert.equal(await readAll(pool.run(job('select 9 as nine'), 'carol')), '[\n{"nine":9}\n]');
 });

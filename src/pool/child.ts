@@ -1,7 +1,7 @@
 /**
- * A query process: runs one untrusted query at a time against a read-only connection and writes
- * the encoded result to stdout as frames. The parent kills this process to stop a query; nothing
- * here needs to be interruptible.
+ * A query process: runs untrusted queries one at a time, in the order sent, against a read-only
+ * connection and writes each encoded result to stdout as frames. The parent kills this process to
+ * stop a query; nothing here needs to be interruptible.
  */
 import Database from 'better-sqlite3';
 import { findFormat } from '../formats/index.js';
@@ -12,7 +12,15 @@ import { FrameOutput } from './frame-output.js';
 import { rangePlan, rangeQuery, rowsBeforeQuery } from './range-plan.js';
 import { rangeOf } from './ranges.js';
 import { rangeBatches, streamedBatches } from './row-batches.js';
-import { encodeFrame, FrameType, type EndPayload, type ErrorPayload, type QueryJob, type RowidRange, type RunMessage } from './protocol.js';
+import {
+  encodeFrame,
+  FrameType,
+  type EndPayload,
+  type ErrorPayload,
+  type QueryJob,
+  type RowidRange,
+  type ServerMessage,
+} from './protocol.js';
 
 /** Output is sent in frames of about this size: large enough to be cheap, small enough to stream. */
 const chunkBytes = 64 * 1024;
@@ -119,9 +127,39 @@ async function run(job: QueryJob): Promise<void> {
   }
 }
 
-process.on('message', (message: RunMessage) => {
-  // Whatever escapes run() is ours: it is answered as such, stack included, so the server logs it.
-  if (message.type === 'run') run(message.job).catch((err: unknown) => fail('internal', err));
+/** Jobs sent and not started yet: the next one is sent before the one running ends (pool.ts). */
+const queued: { id: number; job: QueryJob; cancelled: boolean }[] = [];
+let running = false;
+/**
+ * Two turns of the event loop: one of them reads the messages that came meanwhile (a poll
+ * between two immediates), so a cancel sent while a job ran is seen before the next one starts.
+ */
+const twoTurns = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
+async function runQueued(): Promise<void> {
+  while (queued.length > 0) {
+    const { job, cancelled } = queued.shift()!;
+    // Whatever escapes run() is ours: it is answered as such, stack included, so the server logs it.
+    if (cancelled) await send(encodeFrame(FrameType.skipped, Buffer.alloc(0)));
+    else await run(job).catch((err: unknown) => fail('internal', err));
+    if (queued.length > 0) await twoTurns();
+  }
+  running = false;
+}
+
+process.on('message', (message: ServerMessage) => {
+  if (message.type === 'run') {
+    queued.push({ id: message.id, job: message.job, cancelled: false });
+    // Started once the messages read with this one are handled (each is emitted before any microtask
+    // runs): a cancel right behind it is seen first.
+    if (!running) {
+      running = true;
+      queueMicrotask(() => void runQueued());
+    }
+  } else {
+    const job = queued.find((q) => q.id === message.id);
+    if (job) job.cancelled = true;
+  }
 });
 // The server went away: nothing is left to answer.
 process.on('disconnect', () => process.exit(0));

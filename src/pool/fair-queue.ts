@@ -49,22 +49,34 @@ export class FairQueue<T extends QueueItem> {
     if (this.waitingCount >= this.limits.queueLimit) throw new QueryFailed({ kind: 'busy' });
     state.waiting.push(item);
     this.keys.set(item.key, state);
-    this.waitingCount += 1;
-    this.timers.set(
-      item,
-      setTimeout(() => {
-        if (this.remove(item)) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
-      }, this.limits.queueTimeoutMs),
-    );
+    this.wait(item);
+  }
+
+  /**
+   * A started item given back before it ran (taken back from a process it was sent ahead to): it
+   * waits again, first of its key's and past the queue's limits (it was let in once), for as long as
+   * any item may wait; and its key has the first turn again, the one it had not used.
+   */
+  requeue(item: T): void {
+    const state = this.keys.get(item.key)!;
+    state.running -= 1;
+    state.waiting.unshift(item);
+    this.wait(item);
+    const others = [...this.keys].filter(([key]) => key !== item.key);
+    this.keys.clear();
+    this.keys.set(item.key, state);
+    for (const [key, other] of others) this.keys.set(key, other);
   }
 
   /**
    * Takes the next item to start: the first waiting one of the first key in turn order that is under
-   * its concurrency. That key goes to the back of the line. Undefined when none may start.
+   * its concurrency (and, given `may`, that it allows). That key goes to the back of the line.
+   * Undefined when none may start.
    */
-  next(): T | undefined {
+  next(may?: (item: T) => boolean): T | undefined {
     for (const [key, state] of this.keys) {
       if (state.waiting.length === 0 || state.running >= this.limits.keyConcurrency) continue;
+      if (may && !may(state.waiting[0]!)) continue;
       const item = state.waiting.shift()!;
       this.unwait(item);
       state.running += 1;
@@ -113,6 +125,16 @@ export class FairQueue<T extends QueueItem> {
         item.fail(error);
       }
     }
+  }
+
+  private wait(item: T): void {
+    this.waitingCount += 1;
+    this.timers.set(
+      item,
+      setTimeout(() => {
+        if (this.remove(item)) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
+      }, this.limits.queueTimeoutMs),
+    );
   }
 
   private unwait(item: T): void {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Transform } from 'node:stream';
 import { QueryFailed } from '../errors.js';
 import { FairQueue, type FairQueueLimits } from './fair-queue.js';
-import type { QueryJob } from './protocol.js';
+import { FrameType, type Frame, type QueryJob } from './protocol.js';
 import { QueryProcess, type ProcessLimits } from './query-process.js';
 import { QueryRun, type RunHost } from './query-run.js';
 import { SpoolBudget } from './spool.js';
@@ -17,6 +17,12 @@ const startFailuresAllowed = 3;
 const longAfterMs = 1000;
 /** A query counts as just started for this long (see `startingWait`). */
 const startingMs = 20;
+/**
+ * A query sent ahead to a process whose query has worked this long is taken back for an idle
+ * process that may start one; before, it most likely starts where it is sooner (a small query takes
+ * well under a millisecond), and the idle process waits for it rather than take another's turn.
+ */
+const takeBackAfterMs = 2;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**
@@ -65,6 +71,13 @@ export class PoolStartError extends Error {}
  * idle, no query waits and its key has a free slot (the second process counts as one of the key's
  * running queries). It gives the second process back at the end of a range as soon as any query
  * waits, so another key waits for it one range at most (about a MB of output).
+ *
+ * Sent ahead: a query that may not start now (every process busy, or as many just started as
+ * allowed) is sent to a process whose query has just started, to run as soon as that one ends:
+ * the process reads it without going to sleep, and the server's send wakes nobody (BENCHMARKS.md,
+ * eleventh round). It takes its key's slot as if it ran. Should the query before it still work
+ * once it stops counting as just started, the one sent ahead is taken back (cancelled in that
+ * process, queued again first of its key's): a query waits behind another one `startingMs` at most.
  */
 export class QueryPool implements RunHost {
   private readonly processes = new Set<QueryProcess>();
@@ -74,6 +87,12 @@ export class QueryPool implements RunHost {
   private readonly long = new Set<QueryRun>();
   private readonly parked: QueryRun[] = [];
   private readonly budget: SpoolBudget;
+  /**
+   * The query sent ahead to a busy process, with its number there; `run` undefined: taken back, its
+   * process's answer to the cancel (a skipped frame) still to come.
+   */
+  private readonly ahead = new Map<QueryProcess, { run: QueryRun | undefined; id: number }>();
+  private sentAheadCount = 0;
   private startFailures = 0;
   private lastStartError = '';
   private closing = false;
@@ -123,9 +142,21 @@ export class QueryPool implements RunHost {
     return this.idle.length + this.busy.size;
   }
 
-  /** What the pool is doing now: processes running a query, queries waiting, long and parked ones. */
-  stats(): { ready: number; busy: number; waiting: number; long: number; parked: number } {
-    return { ready: this.readyCount, busy: this.busy.size, waiting: this.queue.waiting, long: this.long.size, parked: this.parked.length };
+  /**
+   * What the pool is doing now: processes running a query, queries waiting (in the queue, or sent
+   * ahead to a process), long and parked ones; and how many queries it has sent ahead so far.
+   */
+  stats(): { ready: number; busy: number; waiting: number; long: number; parked: number; sentAhead: number } {
+    let sent = 0;
+    for (const { run } of this.ahead.values()) if (run) sent += 1;
+    return {
+      ready: this.readyCount,
+      busy: this.busy.size,
+      waiting: this.queue.waiting + sent,
+      long: this.long.size,
+      parked: this.parked.length,
+      sentAhead: this.sentAheadCount,
+    };
   }
 
   /**
@@ -154,8 +185,9 @@ export class QueryPool implements RunHost {
     this.busy.delete(process);
     this.leave(run);
     if (process.gone) return;
-    if (process.restorePriority()) this.idle.push(process);
-    else void process.kill(); // its exit starts a replacement at normal priority
+    // Its exit starts a replacement at normal priority (and queues again what was sent ahead to it).
+    if (!process.restorePriority()) void process.kill();
+    else this.next(process);
     this.dispatch();
   }
 
@@ -166,7 +198,14 @@ export class QueryPool implements RunHost {
   }
 
   unqueue(run: QueryRun): void {
-    this.queue.remove(run);
+    if (this.queue.remove(run)) return;
+    for (const [process, sent] of this.ahead) {
+      if (sent.run !== run) continue;
+      // Sent ahead and not started: taken back, its slot free.
+      this.takeBack(process);
+      this.queue.finished(run);
+      return;
+    }
   }
 
   promote(run: QueryRun): void {
@@ -215,20 +254,99 @@ export class QueryPool implements RunHost {
   }
 
   private dispatch(): void {
-    while (this.idle.length > 0 && this.queue.waiting > 0) {
+    while (this.idle.length > 0 && (this.queue.waiting > 0 || this.ahead.size > 0)) {
       const wait = this.startingWait();
-      if (wait > 0) {
+      // A query sent ahead had its turn: it goes first, taken back from where it waits.
+      const sent = wait > 0 ? wait : this.takeBackSent();
+      if (typeof sent === 'number') {
         this.dispatchTimer ??= setTimeout(() => {
           this.dispatchTimer = undefined;
           this.dispatch();
-        }, Math.ceil(wait));
-        return;
+        }, Math.ceil(sent));
+        break;
       }
-      const run = this.queue.next();
-      if (!run) return;
+      const run = sent ?? this.queue.next();
+      if (!run) break;
       const process = this.idle.pop()!;
       this.busy.set(process, run);
       run.start(process);
+    }
+    this.sendAhead();
+  }
+
+  /**
+   * The query sent ahead the longest ago, taken back from its process (its key's slot kept); or, if
+   * that process's query has not worked `takeBackAfterMs` yet, how long until it has; undefined if
+   * none waits.
+   */
+  private takeBackSent(): QueryRun | number | undefined {
+    for (const [process, { run }] of this.ahead) {
+      if (!run) continue;
+      const worked = performance.now() - (this.busy.get(process)?.times.startedAt ?? 0);
+      if (worked < takeBackAfterMs) return takeBackAfterMs - worked;
+      this.takeBack(process);
+      return run;
+    }
+    return undefined;
+  }
+
+  /** Sends waiting queries ahead to processes whose query has just started, one each (see the class). */
+  private sendAhead(): void {
+    if (this.queue.waiting === 0 || this.closing) return;
+    const now = performance.now();
+    for (const [process, current] of this.busy) {
+      const startedAt = current.times.startedAt;
+      if (this.ahead.has(process) || !current.mayBeFollowed || startedAt === undefined || now - startedAt >= startingMs) continue;
+      const run = this.queue.next((r) => r.mayGoAhead);
+      if (!run) return;
+      const id = run.sendAhead(process);
+      this.ahead.set(process, { run, id });
+      this.sentAheadCount += 1;
+      // Taken back if the query before it is still working once it no longer counts as just started.
+      setTimeout(
+        () => {
+          if (this.ahead.get(process)?.run !== run) return;
+          this.takeBack(process);
+          this.queue.requeue(run);
+          this.dispatch();
+        },
+        startedAt + startingMs - now,
+      );
+      if (this.queue.waiting === 0) return;
+    }
+  }
+
+  /** Cancels the query sent ahead to `process`: the process answers with a skipped frame (see `next`). */
+  private takeBack(process: QueryProcess): void {
+    const sent = this.ahead.get(process)!;
+    sent.run = undefined;
+    process.cancel(sent.id);
+  }
+
+  /**
+   * A process is done with its query: it starts the one sent ahead to it, or waits for its answer to
+   * a cancel, or is idle. A query taken back that started all the same (the cancel came too late,
+   * as it often does for a small one) has its output dropped until its end; if that has not come
+   * within `longAfterMs`, its process is killed: nobody waits for what it makes.
+   */
+  private next(process: QueryProcess): void {
+    const sent = this.ahead.get(process);
+    if (!sent) {
+      this.idle.push(process);
+    } else if (sent.run) {
+      this.ahead.delete(process);
+      this.busy.set(process, sent.run);
+      sent.run.start(process, true);
+    } else {
+      const started = setTimeout(() => void process.kill(), longAfterMs);
+      process.onFrame = (frame: Frame) => {
+        if (frame.type !== FrameType.skipped && frame.type !== FrameType.end && frame.type !== FrameType.error) return;
+        clearTimeout(started);
+        this.ahead.delete(process);
+        process.onFrame = () => {};
+        this.idle.push(process);
+        this.dispatch();
+      };
     }
   }
 
@@ -273,6 +391,8 @@ export class QueryPool implements RunHost {
 
   private exited(process: QueryProcess): void {
     this.processes.delete(process);
+    const sent = this.ahead.get(process)?.run;
+    this.ahead.delete(process);
     const i = this.idle.indexOf(process);
     if (i !== -1) this.idle.splice(i, 1);
     const run = this.busy.get(process);
@@ -281,8 +401,16 @@ export class QueryPool implements RunHost {
       this.leave(run);
       run.processDied(process);
     }
-    if (this.closing) return;
+    if (this.closing) {
+      sent?.fail(new QueryFailed({ kind: 'closing' }));
+      return;
+    }
     if (!process.stopped && Date.now() - process.startedAt < quickDeathMs) setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
     else this.spawn();
+    // Sent ahead, it never started: it waits again, first of its key's.
+    if (sent) {
+      this.queue.requeue(sent);
+      this.dispatch();
+    }
   }
 }

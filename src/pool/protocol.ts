@@ -2,7 +2,9 @@
  * The only contract between the server and its query processes.
  * Jobs go to a child over IPC; results come back on the child's stdout as frames
  * `[type u8][length u32 BE][payload]`, so data, end and error (and a split query's plan, before
- * its first data) stay in order on one channel.
+ * its first data) stay in order on one channel. A child runs its jobs one after another, in the
+ * order sent, and ends each with exactly one end, error or skipped frame: so the server knows
+ * whose every frame is, even with a job sent ahead of its turn (pool.ts).
  */
 export interface QueryJob {
   /** Identifies the scraper; the child keeps one open connection per scraper. */
@@ -48,13 +50,26 @@ export interface RangePlan {
   rows: number;
 }
 
+/** `id`: numbers the jobs sent to one process, so that one sent ahead can be taken back. */
 export interface RunMessage {
   type: 'run';
+  id: number;
   job: QueryJob;
 }
 
-/** `inflated`: after each data frame of a deflating job, its length before deflating (u32 BE). */
-export const FrameType = { data: 1, end: 2, error: 3, plan: 4, inflated: 5 } as const;
+/** Takes back a job sent ahead: unless it has started, the process answers it with a skipped frame. */
+export interface CancelMessage {
+  type: 'cancel';
+  id: number;
+}
+
+export type ServerMessage = RunMessage | CancelMessage;
+
+/**
+ * `inflated`: after each data frame of a deflating job, its length before deflating (u32 BE).
+ * `skipped`: a job taken back before it started, in its place: nothing else comes for it.
+ */
+export const FrameType = { data: 1, end: 2, error: 3, plan: 4, inflated: 5, skipped: 6 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 /** What a process deflated for one query (or range): the CRC-32 and length of the bytes before deflating. */

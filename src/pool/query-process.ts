@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { spawnLimited, type LimitedProcess } from '../process/spawn-limited.js';
-import { FrameParser, type Frame, type QueryJob, type RunMessage } from './protocol.js';
+import { FrameParser, type Frame, type QueryJob, type ServerMessage } from './protocol.js';
 
 const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
 /**
@@ -23,8 +23,9 @@ export interface ProcessLimits {
 }
 
 /**
- * One query process: started under its limits, it runs one job at a time and answers in frames on
- * its stdout. Only killing it stops a long SQLite step, so that is how a query is stopped.
+ * One query process: started under its limits, it runs one job at a time, in the order sent, and
+ * answers in frames on its stdout. Only killing it stops a long SQLite step, so that is how a query
+ * is stopped.
  */
 export class QueryProcess {
   readonly startedAt = Date.now();
@@ -39,6 +40,7 @@ export class QueryProcess {
   private readonly child: LimitedProcess;
   private readonly exited: Promise<void>;
   private niced = false;
+  private jobsSent = 0;
 
   constructor(limits: ProcessLimits, onExit: (p: QueryProcess) => void) {
     this.child = spawnLimited(childPath, {
@@ -71,8 +73,16 @@ export class QueryProcess {
     return this.child.proc.pid;
   }
 
-  run(job: QueryJob): void {
-    this.child.proc.send({ type: 'run', job } satisfies RunMessage);
+  /** Sends a job; it runs once those sent before it have ended. Returns its number, for `cancel`. */
+  run(job: QueryJob): number {
+    this.jobsSent += 1;
+    this.send({ type: 'run', id: this.jobsSent, job });
+    return this.jobsSent;
+  }
+
+  /** Takes back a job not started yet: it is answered by a skipped frame, unless it had started. */
+  cancel(id: number): void {
+    this.send({ type: 'cancel', id });
   }
 
   /** Stops reading its output: the process blocks on its next write. */
@@ -114,6 +124,11 @@ export class QueryProcess {
     this.stopped = true;
     this.signal('SIGKILL');
     return this.exited;
+  }
+
+  private send(message: ServerMessage): void {
+    // A process dying at this moment is handled by its exit; its channel may be closed already.
+    if (!this.gone) this.child.proc.send(message);
   }
 
   private setNice(nice: number): boolean {

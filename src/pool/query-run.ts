@@ -96,6 +96,8 @@ export class QueryRun extends Readable implements QueueItem {
   private kept: QueryProcess | undefined;
   private long = false;
   private parked = false;
+  /** Its first process was asked for a plan of ranges: it may take a second. */
+  private splitAsked = false;
   private readonly spool: Spool | CompressingSpool;
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
@@ -124,11 +126,36 @@ export class QueryRun extends Readable implements QueueItem {
     this.destroy(error);
   }
 
-  start(process: QueryProcess): void {
+  /** Whether the run may be sent ahead of its turn (pool.ts): a query that may be split waits for a process of its own. */
+  get mayGoAhead(): boolean {
+    return !this.splittable;
+  }
+
+  /** Whether a job may be sent ahead to its process, to run after it: it runs in one process, unsplit. */
+  get mayBeFollowed(): boolean {
+    return !this.splitAsked;
+  }
+
+  /** A whole-table query that may be split over two processes (ranges.ts), when one can be spared. */
+  private get splittable(): boolean {
+    return this.options.rowsPerRange > 0 && mayBeSplit(this.job);
+  }
+
+  /** Sends the job to a process still running another, to run after it: `start` once that has ended. Returns the job's number there. */
+  sendAhead(process: QueryProcess): number {
+    return process.run(this.job);
+  }
+
+  /** The run has its process: its job is sent (unless it was sent ahead), and its time limit runs. */
+  start(process: QueryProcess, sentAhead = false): void {
     this.times.startedAt = performance.now();
-    // The pool's answer first: it is the cheaper question, and most often no (small queries come in crowds).
-    const split = this.options.rowsPerRange > 0 && this.host.spare(this) && mayBeSplit(this.job);
-    this.work(process, split ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
+    if (sentAhead) {
+      this.listen(process, undefined);
+    } else {
+      // The pool's answer first: it is the cheaper question, and most often no (small queries come in crowds).
+      this.splitAsked = this.host.spare(this) && this.splittable;
+      this.work(process, this.splitAsked ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
+    }
     this.startClock();
     this.longTimer = setTimeout(() => this.host.promote(this), this.options.longAfterMs);
   }
@@ -195,9 +222,14 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   private work(process: QueryProcess, job: QueryJob, range: number | undefined): void {
+    this.listen(process, range);
+    process.run(job);
+  }
+
+  /** The process's frames are this run's from now on, for `range` of it. */
+  private listen(process: QueryProcess, range: number | undefined): void {
     this.workers.set(process, range);
     process.onFrame = (frame) => this.onFrame(process, frame);
-    process.run(job);
   }
 
   private onFrame(process: QueryProcess, frame: Frame): void {

@@ -85,3 +85,46 @@ test('removed and drained items never start', () => {
   assert.equal(b.failed?.failure.kind, 'closing');
   assert.equal(q.next(), undefined);
 });
+
+test('an item given back waits first of its key, and its key has the turn it did not use', () => {
+  const q = new FairQueue<Item>({ ...limits, keyConcurrency: 1 });
+  const [a0, a1, b0, b1] = [new Item('a', 'a0'), new Item('a', 'a1'), new Item('b', 'b0'), new Item('b', 'b1')];
+  for (const item of [a0, a1, b0, b1]) q.enqueue(item);
+  assert.equal(q.next(), a0);
+  assert.equal(q.next(), b0);
+  assert.equal(q.next(), undefined, 'each key runs one');
+  q.finished(a0);
+  // b0 was sent ahead to a process that is still busy: it is given back.
+  q.requeue(b0);
+  assert.equal(q.waiting, 3);
+  assert.equal(q.next(), b0, "b's turn again, before a's (a1 may start too), and b0 before b1");
+  assert.equal(q.next(), a1);
+  q.finished(b0);
+  assert.equal(q.next(), b1);
+  q.finished(a1);
+  q.finished(b1);
+  assert.equal(q.waiting, 0);
+});
+
+test('an item given back waits no longer than any other', async () => {
+  const q = new FairQueue<Item>({ ...limits, queueTimeoutMs: 50 });
+  const item = new Item('a', 'a0');
+  q.enqueue(item);
+  assert.equal(q.next(), item);
+  q.requeue(item);
+  await waitFor(() => item.failed !== undefined, 5000);
+  assert.equal(item.failed?.failure.kind, 'queue-timeout');
+  assert.equal(q.waiting, 0);
+});
+
+test('next(may) passes over a key whose first item may not go, and takes the next key in turn', () => {
+  const q = new FairQueue<Item>(limits);
+  const [a0, b0] = [new Item('a', 'a0'), new Item('b', 'b0')];
+  q.enqueue(a0);
+  q.enqueue(b0);
+  assert.equal(
+    q.next((item) => item.key !== 'a'),
+    b0,
+  );
+  assert.equal(q.next(), a0, 'a kept its turn');
+});
