@@ -16,6 +16,7 @@ import {
   type ServeProcess,
 } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { childrenRunning, isRunning, working } from './helpers/processes.js';
 import { dataUrl } from './helpers/server.js';
 
 /** What one client request came to. `complete` means a status was received and the body was read to its end. */
@@ -308,4 +309,22 @@ test('SIGKILL under load: siphon.db opens afterwards and keeps the downloads rec
   } finally {
     db.close();
   }
+});
+
+test('SIGKILL: the query processes die with the server, one deep in a runaway query too', async (t) => {
+  const { dataDir, key } = await setUp();
+  const server = await serve(dataDir);
+  t.after(() => {
+    server.child.kill('SIGKILL');
+  });
+  // One SQLite step that never ends: its process reads nothing, so it cannot see its server go.
+  const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
+  const call = fetch(dataUrl(server.base, 'alice/numbers', 'json', { key, query: runaway })).catch(() => undefined);
+  const queryProcesses = () => childrenRunning('pool/child.js', server.child.pid!);
+  await waitFor(async () => (await working(queryProcesses(), 200)).length === 1, 20_000);
+  const all = queryProcesses();
+  server.child.kill('SIGKILL');
+  await call;
+  // The idle one sees its channel close and exits; the kernel kills the busy one with its parent.
+  await waitFor(() => all.every((pid) => !isRunning(pid)), 10_000);
 });

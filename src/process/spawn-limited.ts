@@ -25,9 +25,18 @@ export interface LimitedProcess {
 }
 
 /**
+ * How the shell becomes Node: through util-linux's `setpriv` where there is one, which asks the
+ * kernel to kill the process when its parent dies (the parent-death signal, kept across `exec`). A
+ * process deep in one SQLite step reads nothing, so it would not see its server die (killed
+ * outright, or crashed) and would run on alone; a process that reads sees it and exits itself.
+ */
+const execNode = 'if command -v setpriv >/dev/null 2>&1; then exec setpriv --pdeathsig KILL "$0" "$@"; else exec "$0" "$@"; fi';
+
+/**
  * Starts `node script` under resource limits, with an IPC channel. The limits are set by the shell
- * that then `exec`s Node, so they apply to that process only and its pid stays the one we kill.
- * stdout is a pipe (the caller reads it); stderr is passed on to ours and its end kept.
+ * that then `exec`s Node, so they apply to that process only and its pid stays the one we kill; it
+ * dies with its parent (`execNode`). stdout is a pipe (the caller reads it); stderr is passed on to
+ * ours and its end kept.
  */
 export function spawnLimited(script: string, limits: ProcessLimits): LimitedProcess {
   // POSIX sh counts `ulimit -f` in 512-byte blocks and `ulimit -v` in KiB.
@@ -35,16 +44,12 @@ export function spawnLimited(script: string, limits: ProcessLimits): LimitedProc
   if (limits.fileMb !== undefined) ulimits.push(`ulimit -f ${Math.round(limits.fileMb * 2048)}`);
   // Soft limit only: at a hard limit the kernel sends SIGKILL, which would not say why.
   if (limits.cpuSeconds !== undefined) ulimits.push(`ulimit -S -t ${Math.ceil(limits.cpuSeconds)}`);
-  const proc = spawn(
-    '/bin/sh',
-    ['-c', `${ulimits.join(' && ')} && exec "$0" "$@"`, process.execPath, ...(limits.nodeFlags ?? []), script],
-    {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
-      // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
-      env: { ...process.env, MALLOC_ARENA_MAX: '2', ...limits.env },
-    },
-  );
+  const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} && ${execNode}`, process.execPath, ...(limits.nodeFlags ?? []), script], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
+    // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
+    env: { ...process.env, MALLOC_ARENA_MAX: '2', ...limits.env },
+  });
   let tail = '';
   proc.stderr!.setEncoding('utf8').on('data', (text: string) => {
     process.stderr.write(text);
