@@ -84,12 +84,14 @@ local expectStatus = ${spec.expectStatus}
 local expectRows = ${spec.expectRows ?? -1}
 local marker = ${lua(spec.rowMarker ?? '')}
 local threads = {}
-local index = 0
+-- Counts threads in setup; each thread's own number is the global index set in it (a local of
+-- the same name would hide it in init, and every thread would take the first share of the keys).
+local started = 0
 ${headers}
 
 function setup(thread)
-  thread:set("index", index)
-  index = index + 1
+  thread:set("index", started)
+  started = started + 1
   table.insert(threads, thread)
 end
 
