@@ -32,7 +32,7 @@ async function send(frame: Buffer): Promise<void> {
 }
 
 /** Every query's data, one after the other. */
-const output = new FrameOutput(send);
+const output = new FrameOutput(send, () => process.stdout.writableLength === 0);
 
 const writeJson = (type: FrameType, value: unknown) => send(encodeFrame(type, Buffer.from(JSON.stringify(value))));
 

@@ -10,9 +10,12 @@ const utf8 = new TextEncoder();
 /**
  * A query's data frames, built in place: text is encoded straight into a large buffer after the
  * room kept for its frame's header, and a frame leaves in one write of its own bytes, with no copy
- * to put a header before a payload. A frame's bytes are never touched once written (the pipe may
- * still hold them), so the next frame starts where it ended, in the same buffer while there is room;
- * one output serves every query of the process, so a small query allocates nothing here.
+ * to put a header before a payload. A frame's bytes are not touched while the pipe may still hold
+ * them, so the next frame starts where the last ended, in the same buffer while there is room; once
+ * the pipe has taken every byte written (`allSent`), from the buffer's start again. One output
+ * serves every query of the process: a small query allocates nothing here, and writes to the same
+ * few pages as the one before it, still in the caches (a new megabyte every few hundred small
+ * queries cost a page fault each: BENCHMARKS.md, twelfth round).
  */
 export class FrameOutput {
   private slab = Buffer.allocUnsafe(slabBytes);
@@ -23,7 +26,10 @@ export class FrameOutput {
   /** Set for a query whose data frames go out deflated; its frames are then sent as new buffers. */
   deflater: FrameDeflater | undefined;
 
-  constructor(private readonly send: (frame: Buffer) => Promise<void>) {}
+  constructor(
+    private readonly send: (frame: Buffer) => Promise<void>,
+    private readonly allSent: () => boolean,
+  ) {}
 
   /** Bytes in the frame being built. */
   get pending(): number {
@@ -32,6 +38,7 @@ export class FrameOutput {
 
   /** Adds text as UTF-8, sending frames as they fill (at most `maxFramePayload` bytes each). */
   async text(s: string): Promise<void> {
+    this.rewind();
     // At most 3 bytes per UTF-16 code unit: when that fits, it is one copy with no check.
     if (s.length * 3 <= this.room()) {
       this.at += this.slab.write(s, this.at);
@@ -108,6 +115,13 @@ export class FrameOutput {
       this.start = 0;
     }
     this.at = this.start + frameHeaderBytes;
+  }
+
+  /** Nothing is built yet and the pipe holds none of the buffer's bytes: the next frame starts at its beginning. */
+  private rewind(): void {
+    if (this.pending > 0 || !this.allSent()) return;
+    this.start = 0;
+    this.at = frameHeaderBytes;
   }
 
   private room(): number {

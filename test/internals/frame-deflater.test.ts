@@ -18,9 +18,12 @@ import { FrameParser, FrameType, type Deflated, type EndPayload } from '../../sr
 /** One range as a process sends it: its text in `pieces`, flushed after each; its data, inflated lengths and end. */
 async function deflatedRange(pieces: string[]): Promise<{ data: Buffer[]; inflated: number; end: Deflated }> {
   const sent: Buffer[] = [];
-  const output = new FrameOutput(async (frame) => {
-    sent.push(Buffer.from(frame));
-  });
+  const output = new FrameOutput(
+    async (frame) => {
+      sent.push(Buffer.from(frame));
+    },
+    () => true,
+  );
   output.deflater = new FrameDeflater();
   for (const piece of pieces) {
     await output.text(piece);

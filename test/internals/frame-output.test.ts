@@ -3,12 +3,18 @@ import { test } from 'node:test';
 import { FrameOutput } from '../../src/pool/frame-output.js';
 import { FrameParser, FrameType, maxFramePayload, type Frame } from '../../src/pool/protocol.js';
 
-/** An output whose writes are kept as sent, and compared at the end with what they hold then. */
+/**
+ * An output whose writes are kept as sent, and compared at the end with what they hold then: a pipe
+ * that never takes them, so no frame's bytes may be used again.
+ */
 function recordedOutput() {
   const sent: { frame: Buffer; copy: Buffer }[] = [];
-  const output = new FrameOutput(async (frame) => {
-    sent.push({ frame, copy: Buffer.from(frame) });
-  });
+  const output = new FrameOutput(
+    async (frame) => {
+      sent.push({ frame, copy: Buffer.from(frame) });
+    },
+    () => false,
+  );
   const frames = (): Frame[] => {
     for (const { frame, copy } of sent) assert.ok(frame.equals(copy), 'a sent frame was changed afterwards');
     return new FrameParser().push(Buffer.concat(sent.map((s) => s.frame)));
@@ -65,6 +71,49 @@ test('a query that fails midway leaves nothing of its unsent data to the next', 
     [
       [FrameType.data, 'sent '],
       [FrameType.data, 'next'],
+      [FrameType.end, '{"rows":1}'],
+    ],
+  );
+});
+
+test('frames start at the beginning of their buffer again once the pipe has taken every byte, never while it holds some', async () => {
+  /** What the pipe holds: frames written and not yet taken, with their bytes when written. */
+  let inPipe: { frame: Buffer; copy: Buffer }[] = [];
+  const sent: Buffer[] = [];
+  const output = new FrameOutput(
+    async (frame) => {
+      inPipe.push({ frame, copy: Buffer.from(frame) });
+      sent.push(frame);
+    },
+    () => inPipe.length === 0,
+  );
+  const query = async (text: string) => {
+    await output.text(text);
+    await output.finish(FrameType.end, '{"rows":1}');
+  };
+  for (const text of ['first', 'second', 'third']) await query(text);
+  // Held by the pipe: each query's frames after the last's, none written over.
+  const offsets = sent.map((frame) => frame.byteOffset);
+  assert.deepEqual(
+    offsets,
+    [...offsets].sort((a, b) => a - b),
+  );
+  assert.equal(new Set(offsets).size, 3);
+  for (const { frame, copy } of inPipe) assert.ok(frame.equals(copy), 'a frame the pipe held was changed');
+  // The pipe takes them all: the next query's frames start where the first query's did, and so on.
+  inPipe = [];
+  await query('fourth');
+  inPipe = [];
+  await query('fifth');
+  const [first, , , fourth, fifth] = sent;
+  for (const frame of [fourth!, fifth!]) {
+    assert.equal(frame.buffer, first!.buffer);
+    assert.equal(frame.byteOffset, first!.byteOffset);
+  }
+  assert.deepEqual(
+    new FrameParser().push(fifth!).map((f) => [f.type, f.payload.toString()]),
+    [
+      [FrameType.data, 'fifth'],
       [FrameType.end, '{"rows":1}'],
     ],
   );
