@@ -71,6 +71,25 @@ export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): Cores {
   return { main: (b.mainMs - a.mainMs) / wall, queryProcesses: children / wall };
 }
 
+/** The machine's CPU time so far, in clock ticks: all of it, and the idle part (idle and waiting for I/O). */
+function machineTicks(): { total: number; idle: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]! };
+}
+
+/**
+ * The share of the machine's cores that was busy during the next `ms`: what other programs use
+ * before a measurement starts. (On a virtual machine the load average can say little of it: this
+ * one's stays near 3 while its cores are idle.)
+ */
+export async function machineBusy(ms: number): Promise<number> {
+  const a = machineTicks();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const b = machineTicks();
+  const total = b.total - a.total;
+  return total > 0 ? 1 - (b.idle - a.idle) / total : 0;
+}
+
 /** Peak RSS of a server process (and of its query processes together) while sampled every `everyMs`. */
 export class MemorySampler {
   private readonly timer: NodeJS.Timeout;

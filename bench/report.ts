@@ -23,7 +23,17 @@ type MeasuredLoad = LoadResult & { cores: Cores };
 
 export interface Results {
   date: string;
-  machine: { cpus: number; model: string; node: string; platform: string; memoryGb: number; loadAtStart: number; loadAtEnd: number };
+  machine: {
+    cpus: number;
+    model: string;
+    node: string;
+    platform: string;
+    memoryGb: number;
+    loadAtStart: number;
+    loadAtEnd: number;
+    /** The share of the cores other programs kept busy in the 2 s before the bench started. */
+    busyAtStart: number;
+  };
   setup: {
     rows: number;
     fixtureBytes: number;
@@ -65,6 +75,9 @@ export interface Results {
   totalRunMs: number;
 }
 
+/** Above this share of its cores busy with other programs before the start, the machine is flagged busy. */
+const busyMachine = 0.1;
+const pct = (share: number) => `${Math.round(share * 100)} %`;
 const n = (v: number, digits = 0) =>
   !Number.isFinite(v) ? 'n/a' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : 'n/a');
@@ -213,8 +226,9 @@ export function printReport(r: Results): void {
   const s = r.setup;
   const out = [
     `Siphon benchmark — ${r.date}`,
-    `machine: ${m.cpus} × ${m.model}, ${n(m.memoryGb, 1)} GB, ${m.platform}, node ${m.node}; 1-minute load average ${m.loadAtStart.toFixed(2)} at the start, ${m.loadAtEnd.toFixed(2)} at the end` +
-      (m.loadAtStart > 0.5 ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
+    `machine: ${m.cpus} × ${m.model}, ${n(m.memoryGb, 1)} GB, ${m.platform}, node ${m.node}; ${pct(m.busyAtStart)} of its cores busy in the 2 s before the start; ` +
+      `1-minute load average ${m.loadAtStart.toFixed(2)} at the start, ${m.loadAtEnd.toFixed(2)} at the end` +
+      (m.busyAtStart > busyMachine ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
     `data: ${n(s.rows)} rows × 8 columns, ${n(s.fixtureBytes / 1e6)} MB; server: bin/siphon serve ${s.serverFlags.join(' ')} (every other limit at its default: ` +
       `2 queries at once per key, query processes 2 × cores + 2); load: wrk, ${s.connections} connections, ${s.wrkThreads} threads, one key per connection, ` +
       `${s.warmupSeconds} s warm-up then ${s.loadSeconds} s; exports: ${s.runs === 1 ? 'one run each' : `identity the median of ${s.runs} runs, each right after its baseline; compressed one run each`}`,

@@ -20,7 +20,7 @@ import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smal
 import { prepareData } from './setup.js';
 import { chain, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
-import { cpuBetween, cpuSnapshot, median, MemorySampler } from './proc-stats.js';
+import { cpuBetween, cpuSnapshot, machineBusy, median, MemorySampler } from './proc-stats.js';
 import { printReport, type ExportFigures, type Results } from './report.js';
 import {
   dataPath,
@@ -106,6 +106,7 @@ function headerBlockBytes(rawHeaders: string[]): number {
 
 async function main(): Promise<void> {
   checkWrk();
+  const busyAtStart = await machineBusy(2000);
   const problems: string[] = [];
   const workDir = tempDir('siphon-bench-');
   const running = new Set<ServerProcess>();
@@ -354,6 +355,7 @@ async function main(): Promise<void> {
         memoryGb: os.totalmem() / 2 ** 30,
         loadAtStart,
         loadAtEnd: os.loadavg()[0]!,
+        busyAtStart,
       },
       setup: {
         rows: fixtureRows,
