@@ -148,5 +148,7 @@ test('a query taken back too late, already started, holds its process no longer 
   while (performance.now() < until);
   late.destroy();
   assert.equal(await readAll(first), '[\n{"one":1}\n]');
+  // Its process, running what nobody waits for until it is killed, is still one of the pool's.
+  assert.equal(pool.stats().ready, 1);
   assert.equal(await readAll(pool.run(job('select 9 as nine'), 'carol')), '[\n{"nine":9}\n]');
 });

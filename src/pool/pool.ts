@@ -92,6 +92,8 @@ export class QueryPool implements RunHost {
    * process's answer to the cancel (a skipped frame) still to come.
    */
   private readonly ahead = new Map<QueryProcess, { run: QueryRun | undefined; id: number }>();
+  /** Processes done with their query, waiting for their answer to a cancel (see `next`): neither idle nor busy, and ready all the same. */
+  private readonly answering = new Set<QueryProcess>();
   private sentAheadCount = 0;
   private startFailures = 0;
   private lastStartError = '';
@@ -139,7 +141,7 @@ export class QueryPool implements RunHost {
 
   /** Processes started and ready to take a query. */
   get readyCount(): number {
-    return this.idle.length + this.busy.size;
+    return this.idle.length + this.busy.size + this.answering.size;
   }
 
   /**
@@ -339,9 +341,11 @@ export class QueryPool implements RunHost {
       sent.run.start(process, true);
     } else {
       const started = setTimeout(() => void process.kill(), longAfterMs);
+      this.answering.add(process);
       process.onFrame = (frame: Frame) => {
         if (frame.type !== FrameType.skipped && frame.type !== FrameType.end && frame.type !== FrameType.error) return;
         clearTimeout(started);
+        this.answering.delete(process);
         this.ahead.delete(process);
         process.onFrame = () => {};
         this.idle.push(process);
@@ -391,6 +395,7 @@ export class QueryPool implements RunHost {
 
   private exited(process: QueryProcess): void {
     this.processes.delete(process);
+    this.answering.delete(process);
     const sent = this.ahead.get(process)?.run;
     this.ahead.delete(process);
     const i = this.idle.indexOf(process);
