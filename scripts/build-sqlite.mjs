@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options (docs/design.md, Decisions).
+ * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options, and the module
+ * from its source with Siphon's changes (better-sqlite3-patches.mjs; docs/design.md, Decisions).
  *
  * better-sqlite3 compiles its bundled SQLite with the options of its deps/defines.gypi, which include
  * SQLITE_DQS=0 (a double-quoted word is never a string). morph.io's clients write string literals in
@@ -9,8 +10,10 @@
  * defines.gypi but one: the copy made here starts with all of them as #defines, ours replacing theirs.
  *
  * Plain Node, no TypeScript: it runs before the build. It rebuilds only when the installed module
- * lacks an option (a second `npm install` costs nothing), always from source (a prebuilt binary
- * would be the stock one), and exits non-zero when the build fails or still lacks an option.
+ * lacks an option or a change (a second `npm install` costs nothing), always from source (a prebuilt
+ * binary would be the stock one), and exits non-zero when the build fails or still lacks one. A
+ * module is known to be built with the changes by a stamp written next to it after the build.
+ * `--check`: only says what the installed module lacks, and exits non-zero if anything.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { applyPatches, patches } from './better-sqlite3-patches.mjs';
 
 /** Our options, over better-sqlite3's. */
 const options = {
@@ -31,6 +35,8 @@ const options = {
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const moduleDir = path.dirname(require.resolve('better-sqlite3/package.json'));
+/** Written once a build from the changed source has succeeded: the changes it was built with. */
+const stampFile = path.join(moduleDir, 'build', 'Release', 'siphon-build.json');
 
 /** How PRAGMA compile_options lists each of our options. */
 const wanted = Object.entries(options).map(([name, value]) => `${name.replace(/^SQLITE_/, '')}=${value}`);
@@ -45,6 +51,20 @@ function missingOptions() {
   const have = new Set(JSON.parse(result.stdout));
   return wanted.filter((option) => !have.has(option));
 }
+
+/** The changes the installed module was not built with (all of them when it has no stamp). */
+function unbuiltPatches() {
+  let built = [];
+  try {
+    built = JSON.parse(readFileSync(stampFile, 'utf8')).patches;
+  } catch {
+    // No stamp: not built here, or not since the changes.
+  }
+  return patches.map((p) => p.name).filter((name) => !built.includes(name));
+}
+
+/** What the installed module lacks: our options and our changes. */
+const lacking = () => [...missingOptions(), ...unbuiltPatches()];
 
 /** better-sqlite3's options (`NAME` or `NAME=VALUE`) with ours in place of theirs, as #define lines. */
 function defineLines() {
@@ -87,25 +107,34 @@ function rebuild(amalgamationDir) {
   return result.status === 0;
 }
 
+/** What the script makes sure of, as it says it. */
+const built = [...wanted, ...patches.map((p) => p.name)].join(', ');
+
 const fail = (message) => {
   process.stderr.write(`\nsiphon: ${message}\n`);
   process.exit(1);
 };
 
-const before = missingOptions();
-if (before.length === 0) {
-  console.log(`siphon: better-sqlite3's SQLite already has ${wanted.join(', ')}`);
+const before = lacking();
+if (process.argv.includes('--check')) {
+  if (before.length > 0) fail(`the installed better-sqlite3 lacks ${before.join(', ')}: run npm install, or node scripts/build-sqlite.mjs`);
+  console.log(`siphon: better-sqlite3 has ${built}`);
+} else if (before.length === 0) {
+  console.log(`siphon: better-sqlite3 already has ${built}`);
 } else {
-  console.log(`siphon: building better-sqlite3's SQLite from source with ${wanted.join(', ')} (about a minute)…`);
+  console.log(`siphon: building better-sqlite3 from source with ${built} (about a minute)…`);
+  applyPatches(moduleDir);
+  rmSync(stampFile, { force: true });
   const dir = writeAmalgamation();
-  let built;
+  let ok;
   try {
-    built = rebuild(dir);
+    ok = rebuild(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  if (!built) fail('building better-sqlite3 from source failed (see above). A C++ compiler, make and python3 are needed.');
-  const after = missingOptions();
-  if (after.length > 0) fail(`better-sqlite3 was rebuilt but its SQLite still lacks ${after.join(', ')}.`);
-  console.log(`siphon: better-sqlite3's SQLite now has ${wanted.join(', ')}`);
+  if (!ok) fail('building better-sqlite3 from source failed (see above). A C++ compiler, make and python3 are needed.');
+  writeFileSync(stampFile, `${JSON.stringify({ patches: patches.map((p) => p.name) })}\n`);
+  const after = lacking();
+  if (after.length > 0) fail(`better-sqlite3 was rebuilt but still lacks ${after.join(', ')}.`);
+  console.log(`siphon: better-sqlite3 now has ${built}`);
 }

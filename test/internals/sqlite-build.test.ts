@@ -1,14 +1,31 @@
 /**
  * The installed better-sqlite3 has Siphon's SQLite options (scripts/build-sqlite.mjs): without them
- * morph.io's double-quoted strings fail, and ATTACH is stopped only by Siphon's own checks.
+ * morph.io's double-quoted strings fail, and ATTACH is stopped only by Siphon's own checks. And it
+ * was built from its source with Siphon's changes (scripts/better-sqlite3-patches.mjs), which make
+ * the same rows faster.
  */
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, test } from 'node:test';
 import { assertSqliteBuild, missingSqliteOptions, SqliteBuildError } from '../../src/sql/sqlite-build.js';
 import { tempDir } from '../helpers/fixture-db.js';
+import { repoRoot } from '../helpers/paths.js';
+
+interface SourcePatch {
+  name: string;
+  file: string;
+  before: string;
+  after: string;
+}
+/** The install script's changes to better-sqlite3's source (plain JavaScript, outside the TypeScript build). */
+const { patches, applyPatches } = (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'better-sqlite3-patches.mjs')).href)) as {
+  patches: SourcePatch[];
+  applyPatches: (moduleDir: string) => void;
+};
 
 const dir = tempDir();
 const db = new Database(path.join(dir, 'build.sqlite'));
@@ -51,4 +68,49 @@ test('the server checks the same options at start, and names the ones a build la
     new SqliteBuildError(missingSqliteOptions(stock)).message,
     /without SQLite options Siphon needs \(DQS=3, MAX_ATTACHED=0\)\. Run npm install/,
   );
+});
+
+test('the installed module was built from its source with every change, as the install script checks by its stamp', () => {
+  const check = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-sqlite.mjs'), '--check'], { encoding: 'utf8' });
+  assert.equal(check.status, 0, check.stderr);
+  for (const p of patches) assert.ok(check.stdout.includes(p.name), check.stdout);
+});
+
+test('a change is made once, and one whose code is not there any more stops the install, named', () => {
+  const moduleDir = path.join(dir, 'module');
+  const write = (text: (p: SourcePatch) => string) => {
+    for (const p of patches) {
+      mkdirSync(path.dirname(path.join(moduleDir, p.file)), { recursive: true });
+      writeFileSync(path.join(moduleDir, p.file), `// before\n${text(p)}\n// after\n`);
+    }
+  };
+  const read = (p: SourcePatch) => readFileSync(path.join(moduleDir, p.file), 'utf8');
+  write((p) => p.before);
+  applyPatches(moduleDir);
+  for (const p of patches) assert.equal(read(p), `// before\n${p.after}\n// after\n`);
+  applyPatches(moduleDir); // again: nothing changes
+  for (const p of patches) assert.equal(read(p), `// before\n${p.after}\n// after\n`);
+  write(() => 'something else');
+  assert.throws(() => applyPatches(moduleDir), new RegExp(`no longer holds the code of "${patches[0]!.name}"`));
+});
+
+test('rows are what they were: every type, in column order, one at a time, all at once, raw or as objects', () => {
+  db.exec(`create table kinds (i integer, r real, t text, b blob, n);
+    insert into kinds values (9007199254740993, 2.5, 'été ✓', x'00ff', null), (-1, -1.25e-300, '', x'', 7);`);
+  const sql = 'select i, r, t, b, n from kinds order by rowid';
+  const raw = db.prepare(sql).raw().safeIntegers(true);
+  const expected = [
+    [9007199254740993n, 2.5, 'été ✓', Buffer.from([0, 255]), null],
+    [-1n, -1.25e-300, '', Buffer.alloc(0), 7n],
+  ];
+  assert.deepEqual(raw.all(), expected);
+  assert.deepEqual([...raw.iterate()], expected);
+  assert.deepEqual(raw.get(), expected[0]);
+  assert.deepEqual(db.prepare(sql).all()[1], { i: -1, r: -1.25e-300, t: '', b: Buffer.alloc(0), n: 7 });
+  assert.deepEqual(db.prepare('select i from kinds where 0').raw().all(), []);
+  const many = db.prepare('with recursive c(x) as (select 1 union all select x + 1 from c where x < 50000) select x, x * 0.5 from c');
+  const all = many.raw().all() as number[][];
+  assert.equal(all.length, 50000);
+  assert.deepEqual(all, [...many.raw().iterate()]);
+  assert.deepEqual(all[49999], [50000, 25000]);
 });
