@@ -78,24 +78,38 @@ test('the installed module was built from its source with every change, as the i
 
 test('a change is made once, and one whose code is not there any more stops the install, named', () => {
   const moduleDir = path.join(dir, 'module');
+  const files = [...new Set(patches.map((p) => p.file))];
+  /** Each file as the changes' texts, `text` of each, between lines of other code. */
+  const source = (file: string, text: (p: SourcePatch) => string) =>
+    `// before\n${patches
+      .filter((p) => p.file === file)
+      .map(text)
+      .join('\n// between\n')}\n// after\n`;
   const write = (text: (p: SourcePatch) => string) => {
-    for (const p of patches) {
-      mkdirSync(path.dirname(path.join(moduleDir, p.file)), { recursive: true });
-      writeFileSync(path.join(moduleDir, p.file), `// before\n${text(p)}\n// after\n`);
+    for (const file of files) {
+      mkdirSync(path.dirname(path.join(moduleDir, file)), { recursive: true });
+      writeFileSync(path.join(moduleDir, file), source(file, text));
     }
   };
-  const read = (p: SourcePatch) => readFileSync(path.join(moduleDir, p.file), 'utf8');
+  const assertChanged = () => {
+    for (const file of files)
+      assert.equal(
+        readFileSync(path.join(moduleDir, file), 'utf8'),
+        source(file, (p) => p.after),
+        file,
+      );
+  };
   write((p) => p.before);
   applyPatches(moduleDir);
-  for (const p of patches) assert.equal(read(p), `// before\n${p.after}\n// after\n`);
+  assertChanged();
   applyPatches(moduleDir); // again: nothing changes
-  for (const p of patches) assert.equal(read(p), `// before\n${p.after}\n// after\n`);
+  assertChanged();
   write(() => 'something else');
-  assert.throws(() => applyPatches(moduleDir), new RegExp(`no longer holds the code of "${patches[0]!.name}"`));
+  assert.throws(() => applyPatches(moduleDir), new RegExp(`no longer holds the code of "${patches[0]!.name.replace(/[()]/g, '\\$&')}"`));
 });
 
-test('rows are what they were: every type, in column order, one at a time, all at once, raw or as objects', () => {
-  db.exec(`create table kinds (i integer, r real, t text, b blob, n);
+test('rows and columns are what they were: every type, in column order, one at a time, all at once, raw or as objects', () => {
+  db.exec(`create table kinds (i integer, r real, t TEXT, b blob, n);
     insert into kinds values (9007199254740993, 2.5, 'été ✓', x'00ff', null), (-1, -1.25e-300, '', x'', 7);`);
   const sql = 'select i, r, t, b, n from kinds order by rowid';
   const raw = db.prepare(sql).raw().safeIntegers(true);
@@ -108,6 +122,10 @@ test('rows are what they were: every type, in column order, one at a time, all a
   assert.deepEqual(raw.get(), expected[0]);
   assert.deepEqual(db.prepare(sql).all()[1], { i: -1, r: -1.25e-300, t: '', b: Buffer.alloc(0), n: 7 });
   assert.deepEqual(db.prepare('select i from kinds where 0').raw().all(), []);
+  assert.deepEqual(db.prepare('select t, 1 + 1 as two from kinds').columns(), [
+    { name: 't', column: 't', table: 'kinds', database: 'main', type: 'TEXT' },
+    { name: 'two', column: null, table: null, database: null, type: null },
+  ]);
   const many = db.prepare('with recursive c(x) as (select 1 union all select x + 1 from c where x < 50000) select x, x * 0.5 from c');
   const all = many.raw().all() as number[][];
   assert.equal(all.length, 50000);
