@@ -20,6 +20,8 @@ export const allowedPragmaFunctions: readonly string[] = [
   'pragma_foreign_key_list',
 ];
 const allowedPragmas = new Set(allowedPragmaFunctions);
+/** ASCII letters in any case, as `asciiLower` folds them (without the `u` flag, `/i` folds no other letter to these). */
+const mayNamePragma = /pragma_/i;
 
 /** The first keyword after whitespace and SQL comments, lower-cased ('' if there is none). */
 export function firstKeyword(sql: string): string {
@@ -34,6 +36,9 @@ export function firstKeyword(sql: string): string {
  * with `pragma_` is refused too: telling them apart would mean parsing SQL as SQLite does.
  */
 export function refusedPragmaFunction(sql: string): string | undefined {
+  // A token can only start with pragma_ where the text holds it in one piece: unquoting only turns
+  // a doubled quote into one, and no quote is in `pragma_`. Most SQL has none, and skips the tokens.
+  if (!mayNamePragma.test(sql)) return undefined;
   for (const token of sqlTokens(sql)) {
     if (token.kind === 'other') continue;
     // SQLite looks a name up as a pragma function when it starts with pragma_, in any ASCII case.
