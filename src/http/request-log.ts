@@ -147,16 +147,23 @@ function write(entry: Entry): void {
   const { request } = entry;
   if (entry.written) return;
   entry.written = true;
-  const { err, query, status, ...facts } = entry.facts;
-  const line: RequestLine = {
+  const { facts } = entry;
+  const { err, query } = facts;
+  // Its duration is added last, after the facts, where the log has always had it.
+  const line = {
     method: request.method,
     url: redactUrl(request.url),
     route: request.routeOptions.url ?? null,
-    status: status ?? entry.reply.statusCode,
-    ...facts,
-    ip: loggedIp(request.ip),
-    durationMs: round(performance.now() - entry.startedAt),
-  };
+    status: facts.status ?? entry.reply.statusCode,
+  } as RequestLine;
+  // The facts field by field, in the order they were noted: a literal with a rest and a spread made
+  // an object V8 writes out the slow way, 40 % more of the line's cost (BENCHMARKS.md, thirteenth round).
+  for (const name in facts) {
+    if (name !== 'err' && name !== 'query' && name !== 'status')
+      (line as unknown as Record<string, unknown>)[name] = facts[name as keyof RequestFacts];
+  }
+  line.ip = loggedIp(request.ip);
+  line.durationMs = round(performance.now() - entry.startedAt);
   if (query) {
     line.queueMs = round(query.waitMs);
     if (query.runMs !== undefined) line.queryMs = round(query.runMs);
