@@ -67,7 +67,8 @@ function response(status, headers, body)
   end
   if not ok then
     wrong = wrong + 1
-    if firstWrong == "" then firstWrong = status .. " " .. string.sub(body or "", 1, 200) end
+    -- Printable ASCII only: %q in done() would write a newline or a NUL as nothing JSON reads.
+    if firstWrong == "" then firstWrong = (status .. " " .. string.sub(body or "", 1, 200)):gsub("[^%w%p ]", "?") end
   end
 end
 `;
@@ -161,8 +162,7 @@ export function runLoad(spec: LoadSpec, workDir: string): Promise<LoadResult> {
     child.on('close', (code) => {
       const m = /^RESULT (.*)$/m.exec(out);
       if (code !== 0 || !m) return reject(new Error(`wrk failed (${code}): ${out}`));
-      // %q escapes a newline as "\\\n", which JSON does not read.
-      const r = JSON.parse(m[1]!.replace(/\\\n/g, '\\n')) as {
+      const r = JSON.parse(m[1]!) as {
         requests: number;
         durationUs: number;
         p50Us: number;
