@@ -141,7 +141,8 @@ export function applyPatches(moduleDir) {
     if (source.includes(p.after)) continue;
     if (!source.includes(p.before)) {
       throw new Error(
-        `better-sqlite3's ${p.file} no longer holds the code of "${p.name}": check scripts/better-sqlite3-patches.mjs against it`,
+        `better-sqlite3's ${p.file} no longer holds the code of "${p.name}": check scripts/better-sqlite3-patches.mjs against it ` +
+          '(or, if an earlier version of these changes made it, install better-sqlite3 afresh: npm ci)',
       );
     }
     writeFileSync(

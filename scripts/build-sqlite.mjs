@@ -16,6 +16,7 @@
  * `--check`: only says what the installed module lacks, and exits non-zero if anything.
  */
 import { spawnSync } from 'node:child_process';
+import { hash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -52,6 +53,9 @@ function missingOptions() {
   return wanted.filter((option) => !have.has(option));
 }
 
+/** A change as the stamp records it: its name and a hash of its code, so that changed code builds again. */
+const stamped = (p) => `${p.name} ${hash('sha256', p.after, 'hex').slice(0, 16)}`;
+
 /** The changes the installed module was not built with (all of them when it has no stamp). */
 function unbuiltPatches() {
   let built = [];
@@ -60,7 +64,7 @@ function unbuiltPatches() {
   } catch {
     // No stamp: not built here, or not since the changes.
   }
-  return patches.map((p) => p.name).filter((name) => !built.includes(name));
+  return patches.filter((p) => !built.includes(stamped(p))).map((p) => p.name);
 }
 
 /** What the installed module lacks: our options and our changes. */
@@ -133,7 +137,7 @@ if (process.argv.includes('--check')) {
     rmSync(dir, { recursive: true, force: true });
   }
   if (!ok) fail('building better-sqlite3 from source failed (see above). A C++ compiler, make and python3 are needed.');
-  writeFileSync(stampFile, `${JSON.stringify({ patches: patches.map((p) => p.name) })}\n`);
+  writeFileSync(stampFile, `${JSON.stringify({ patches: patches.map(stamped) })}\n`);
   const after = lacking();
   if (after.length > 0) fail(`better-sqlite3 was rebuilt but still lacks ${after.join(', ')}.`);
   console.log(`siphon: better-sqlite3 now has ${built}`);
