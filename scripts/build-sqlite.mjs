@@ -127,7 +127,11 @@ if (process.argv.includes('--check')) {
   console.log(`siphon: better-sqlite3 already has ${built}`);
 } else {
   console.log(`siphon: building better-sqlite3 from source with ${built} (about a minute)…`);
-  applyPatches(moduleDir);
+  try {
+    applyPatches(moduleDir);
+  } catch (err) {
+    fail(err.message);
+  }
   rmSync(stampFile, { force: true });
   const dir = writeAmalgamation();
   let ok;
