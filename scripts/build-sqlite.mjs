@@ -58,13 +58,13 @@ const stamped = (p) => `${p.name} ${hash('sha256', p.after, 'hex').slice(0, 16)}
 
 /** The changes the installed module was not built with (all of them when it has no stamp). */
 function unbuiltPatches() {
-  let built = [];
+  let inStamp = [];
   try {
-    built = JSON.parse(readFileSync(stampFile, 'utf8')).patches;
+    inStamp = JSON.parse(readFileSync(stampFile, 'utf8')).patches;
   } catch {
     // No stamp: not built here, or not since the changes.
   }
-  return patches.filter((p) => !built.includes(stamped(p))).map((p) => p.name);
+  return patches.filter((p) => !inStamp.includes(stamped(p))).map((p) => p.name);
 }
 
 /** What the installed module lacks: our options and our changes. */
