@@ -46,7 +46,8 @@ export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
  *
  * `headers` are the response's, and are added to (its length, for a body sent in one write).
  * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
- * the headers wait).
+ * the headers wait). `sent` is called with each chunk of the body once the socket is done with it
+ * (its memory may be used again), or has failed: never for a chunk not written.
  */
 export function streamResponse(
   request: FastifyRequest,
@@ -56,6 +57,7 @@ export function streamResponse(
   limits: StreamLimits,
   compressor?: Transform,
   beforeEnd?: BeforeEnd,
+  sent: (chunk: Buffer) => void = () => {},
 ): Promise<StreamOutcome> {
   const { idleTimeoutMs, maxResponseMs } = limits;
   return new Promise((resolve) => {
@@ -127,7 +129,8 @@ export function streamResponse(
       if (!started) start();
       if (settled) return;
       if (held) {
-        res.write(held); // the write after it says whether to wait
+        const first = held;
+        res.write(first, () => sent(first)); // the write after it says whether to wait
         held = undefined;
       }
       write(chunk);
@@ -140,7 +143,7 @@ export function streamResponse(
       held = undefined;
     };
     const write = (chunk: Buffer) => {
-      if (!res.write(chunk)) {
+      if (!res.write(chunk, () => sent(chunk))) {
         body.pause();
         watchIdle();
         res.once('drain', () => {
@@ -178,7 +181,12 @@ export function streamResponse(
         const body = held ?? Buffer.alloc(0);
         held = undefined;
         start(body.length);
-        afterKept(beforeEnd?.(bytes), () => res.end(body, () => settle({ kind: 'complete', bytes })));
+        afterKept(beforeEnd?.(bytes), () =>
+          res.end(body, () => {
+            sent(body);
+            settle({ kind: 'complete', bytes });
+          }),
+        );
         return;
       }
       if (!started) start();

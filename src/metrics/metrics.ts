@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueryTiming, RequestLine } from '../http/request-log.js';
 import type { QueryPool } from '../pool/pool.js';
+import { relayBuffers } from '../pool/relay-buffers.js';
 
 /** What the metrics read when scraped, rather than being told of every change. */
 export interface MetricSources {
@@ -99,17 +100,21 @@ export class Metrics {
     perPool('siphon_query_processes_busy', 'Query processes running a query, by pool.', (s) => s.busy);
     perPool('siphon_queue_length', 'Queries waiting for a query process, by pool.', (s) => s.waiting);
     perPool('siphon_queries_parked', 'Long queries frozen until another long one ends, by pool.', (s) => s.parked);
-    let written = 0;
-    new Counter({
-      name: 'siphon_downloads_recorded_total',
-      help: 'Downloads written to the store.',
-      registers,
-      collect() {
-        const now = sources.downloads().written;
-        this.inc(now - written);
-        written = now;
-      },
-    });
+    /** A counter of something that counts itself: it goes up by what `read` went up by since the last scrape. */
+    const countedBy = (name: string, help: string, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = read();
+          this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    countedBy('siphon_downloads_recorded_total', 'Downloads written to the store.', () => sources.downloads().written);
     new Gauge({
       name: 'siphon_downloads_pending',
       help: 'Downloads waiting to be written.',
@@ -118,17 +123,21 @@ export class Metrics {
         this.set(sources.downloads().pending);
       },
     });
-    let dropped = 0;
-    new Counter({
-      name: 'siphon_log_lines_dropped_total',
-      help: 'Log records dropped because stdout did not keep up (16 MB held at most).',
-      registers,
-      collect() {
-        const now = sources.logLinesDropped();
-        this.inc(now - dropped);
-        dropped = now;
-      },
-    });
+    countedBy(
+      'siphon_log_lines_dropped_total',
+      'Log records dropped because stdout did not keep up (16 MB held at most).',
+      sources.logLinesDropped,
+    );
+    countedBy(
+      'siphon_relay_reads_total',
+      "Reads of query processes' output (and of spooled output) into the server process's relay buffers.",
+      () => relayBuffers.reads,
+    );
+    countedBy(
+      'siphon_relay_buffers_allocated_total',
+      'Relay buffers (64 KB) the server process made; the reads beyond these used one again.',
+      () => relayBuffers.allocated,
+    );
   }
 
   /** Counts a request from its log line. */

@@ -1,8 +1,10 @@
 /**
  * A query process: runs untrusted queries one at a time, in the order sent, against a read-only
- * connection and writes each encoded result to stdout as frames. The parent kills this process to
- * stop a query; nothing here needs to be interruptible.
+ * connection and writes each encoded result as frames to the server's connection, on the socket
+ * named by SIPHON_OUTPUT_SOCKET (query-process.ts says why not stdout). The parent kills this
+ * process to stop a query; nothing here needs to be interruptible.
  */
+import { createServer, type Socket } from 'node:net';
 import Database from 'better-sqlite3';
 import { findFormat } from '../formats/index.js';
 import type { SqliteValue } from '../formats/values.js';
@@ -27,12 +29,30 @@ const chunkBytes = 64 * 1024;
 /** A slow query's rows are sent at least this often, so clients see them as they come. */
 const flushIntervalMs = 200;
 
+/** The server's connection, once accepted (a job may come before: its frames wait for it). */
+let serverSocket: Socket | undefined;
+/** Made once the process listens for the server, which it then tells it is ready. */
+const connected = new Promise<Socket>((resolve) => {
+  const listener = createServer((socket) => {
+    // One connection, the server's: the socket's path goes with the listener.
+    listener.close();
+    // A server gone leaves nobody to answer: the process ends as when its IPC channel closes.
+    socket.on('error', () => process.exit(0));
+    serverSocket = socket;
+    resolve(socket);
+  });
+  const socketPath = process.env.SIPHON_OUTPUT_SOCKET;
+  if (!socketPath) throw new Error('SIPHON_OUTPUT_SOCKET is not set: a query process is started by the server');
+  listener.listen(socketPath, () => process.send?.({ type: 'ready' }));
+});
+
 async function send(frame: Buffer): Promise<void> {
-  if (!process.stdout.write(frame)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  const socket = serverSocket ?? (await connected);
+  if (!socket.write(frame)) await new Promise((resolve) => socket.once('drain', resolve));
 }
 
 /** Every query's data, one after the other. */
-const output = new FrameOutput(send, () => process.stdout.writableLength === 0);
+const output = new FrameOutput(send, () => (serverSocket?.writableLength ?? 0) === 0);
 
 const writeJson = (type: FrameType, value: unknown) => send(encodeFrame(type, Buffer.from(JSON.stringify(value))));
 
@@ -163,4 +183,3 @@ process.on('message', (message: ServerMessage) => {
 });
 // The server went away: nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
-process.send?.({ type: 'ready' });

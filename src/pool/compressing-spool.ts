@@ -1,4 +1,5 @@
 import type { Transform } from 'node:stream';
+import { releaseRelayed } from './relay-buffers.js';
 import type { Spool } from './spool.js';
 
 /**
@@ -39,7 +40,8 @@ export class CompressingSpool {
   append(data: Buffer): boolean {
     if (this.compressor.writableEnded || this.compressor.destroyed) return false;
     this.bytesIn += data.length;
-    return this.compressor.write(data);
+    // Once compressed, its memory may go to another read.
+    return this.compressor.write(data, () => releaseRelayed(data));
   }
 
   /** Calls `resume` once the compressor takes more (at once if it does). */

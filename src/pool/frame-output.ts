@@ -10,9 +10,9 @@ const utf8 = new TextEncoder();
 /**
  * A query's data frames, built in place: text is encoded straight into a large buffer after the
  * room kept for its frame's header, and a frame leaves in one write of its own bytes, with no copy
- * to put a header before a payload. A frame's bytes are not touched while the pipe may still hold
+ * to put a header before a payload. A frame's bytes are not touched while the socket may still hold
  * them, so the next frame starts where the last ended, in the same buffer while there is room; once
- * the pipe has taken every byte written (`allSent`), from the buffer's start again. One output
+ * the socket has taken every byte written (`allSent`), from the buffer's start again. One output
  * serves every query of the process: a small query allocates nothing here, and writes to the same
  * few pages as the one before it, still in the caches (a new megabyte every few hundred small
  * queries cost a page fault each: BENCHMARKS.md, twelfth round).
@@ -117,7 +117,7 @@ export class FrameOutput {
     this.at = this.start + frameHeaderBytes;
   }
 
-  /** Nothing is built yet and the pipe holds none of the buffer's bytes: the next frame starts at its beginning. */
+  /** Nothing is built yet and the socket holds none of the buffer's bytes: the next frame starts at its beginning. */
   private rewind(): void {
     if (this.pending > 0 || !this.allSent()) return;
     this.start = 0;

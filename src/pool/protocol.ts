@@ -1,6 +1,6 @@
 /**
  * The only contract between the server and its query processes.
- * Jobs go to a child over IPC; results come back on the child's stdout as frames
+ * Jobs go to a child over IPC; results come back on a socket of its own (query-process.ts) as frames
  * `[type u8][length u32 BE][payload]`, so data, end and error (and a split query's plan, before
  * its first data) stay in order on one channel. A child runs its jobs one after another, in the
  * order sent, and ends each with exactly one end, error or skipped frame: so the server knows
@@ -125,12 +125,14 @@ export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
 }
 
 /**
- * Reassembles frames from stdout chunks, which split and join frames arbitrarily. A data frame's
- * payload is handed on in pieces as its bytes arrive, views into the chunks and never copied: the
- * server only relays data, and joining each frame into a buffer of its own was a third of the memory
- * it churned per byte exported, which V8 answers with full collections (BENCHMARKS.md, fifth round).
- * Other frames are small, and come out whole: chunks of one not yet complete are kept in a list and
- * joined once, when it is.
+ * Reassembles frames from the chunks a process's output is read in, which split and join frames
+ * arbitrarily. A data frame's payload is handed on in pieces as its bytes arrive, views into the
+ * chunks and never copied: the server only relays data, and joining each frame into a buffer of its
+ * own was a third of the memory it churned per byte exported, which V8 answers with full
+ * collections (BENCHMARKS.md, fifth round). Other frames are small, and come out whole, to be read
+ * before `push` is called again: bytes of one not yet complete are kept in a list and joined once,
+ * when it is. Nothing kept points into a chunk once `push` returns: the chunk's memory may then be
+ * read into again (relay-buffers.ts), and only the pieces handed on are the caller's to keep.
  */
 export class FrameParser {
   private chunks: Buffer[] = [];
@@ -169,6 +171,11 @@ export class FrameParser {
       frames.push({ type, payload: all.subarray(frameHeaderBytes, end) });
       this.take(end);
     }
+    // The start of a frame not yet whole (a few bytes, or a small frame) is copied out of the chunk.
+    // Pending bytes are in the order they came, and what is left of one chunk is one piece: only the
+    // last can be of this one.
+    const last = this.chunks.length - 1;
+    if (last >= 0 && this.chunks[last]!.buffer === chunk.buffer) this.chunks[last] = Buffer.from(this.chunks[last]!);
     return frames;
   }
 

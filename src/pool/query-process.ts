@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnLimited, type LimitedProcess } from '../process/spawn-limited.js';
-import { FrameParser, type Frame, type QueryJob, type ServerMessage } from './protocol.js';
+import { FrameParser, FrameType, type Frame, type QueryJob, type ServerMessage } from './protocol.js';
+import { relayBuffers } from './relay-buffers.js';
 
 const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
 /**
@@ -24,8 +28,15 @@ export interface ProcessLimits {
 
 /**
  * One query process: started under its limits, it runs one job at a time, in the order sent, and
- * answers in frames on its stdout. Only killing it stops a long SQLite step, so that is how a query
- * is stopped.
+ * answers in frames on a Unix socket of its own. Only killing it stops a long SQLite step, so that
+ * is how a query is stopped.
+ *
+ * A socket the server connects to, not the process's stdout: Node reads a connection it opened into
+ * buffers of the server's choosing, and the server's are used again once sent on (relay-buffers.ts),
+ * where every read of a pipe made for a child is new memory. The process listens in a new folder of
+ * the system's temporary folder (a socket's path must be short, which a data folder's may not be),
+ * which only this user may enter, and takes one connection: the server's, made once it says it is
+ * ready. The folder is removed once connected, or once the process is gone.
  */
 export class QueryProcess {
   readonly startedAt = Date.now();
@@ -38,26 +49,45 @@ export class QueryProcess {
   /** Killed by us, on purpose (not a process failing to start or dying of its own). */
   stopped = false;
   private readonly child: LimitedProcess;
+  /** The process's answers, read into the server's buffers; connected once the process is ready. */
+  private output: Socket | undefined;
+  private readonly parser = new FrameParser();
   private readonly exited: Promise<void>;
   private niced = false;
   private jobsSent = 0;
 
   constructor(limits: ProcessLimits, onExit: (p: QueryProcess) => void) {
+    const socketDir = mkdtempSync(path.join(os.tmpdir(), 'siphon-'));
+    const socketPath = path.join(socketDir, 'output.sock');
+    const removeSocketDir = () => rmSync(socketDir, { recursive: true, force: true });
     this.child = spawnLimited(childPath, {
       memoryMb: limits.memoryMb,
       fileMb: limits.tempMb,
-      env: { SQLITE_TMPDIR: limits.tempDir },
+      env: { SQLITE_TMPDIR: limits.tempDir, SIPHON_OUTPUT_SOCKET: socketPath },
       nodeFlags: [`--max-semi-space-size=${youngGenerationMb}`],
+      noStdout: true,
     });
     const { proc } = this.child;
-    const parser = new FrameParser();
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      for (const frame of parser.push(chunk)) this.onFrame(frame);
-    });
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     this.ready = new Promise((resolve, reject) => {
+      let connected = false;
       proc.on('message', (m: { type?: string }) => {
-        if (m.type === 'ready') resolve();
+        if (m.type !== 'ready' || this.output) return;
+        const onread = {
+          buffer: () => relayBuffers.forRead(),
+          callback: (length: number, buffer: Uint8Array) => this.read(buffer as Buffer, length),
+        };
+        this.output = connect({ path: socketPath, onread }, () => {
+          connected = true;
+          removeSocketDir();
+          resolve();
+        });
+        // Once connected, a process that dies says why by its exit, not by its socket's error.
+        this.output.on('error', (err) => {
+          if (connected) return;
+          reject(new Error(`its output could not be read: ${err.message}`));
+          void this.kill();
+        });
       });
       void this.exited.then(() => reject(new Error(this.child.stderrTail().trim() || 'exited before it was ready')));
     });
@@ -65,8 +95,23 @@ export class QueryProcess {
     proc.on('error', (err) => process.stderr.write(`query process: ${err.message}\n`));
     void this.exited.then(() => {
       this.gone = true;
+      this.output?.destroy();
+      removeSocketDir();
       onExit(this);
     });
+  }
+
+  /**
+   * Hands on the frames of what was read, each data frame's payload kept from the read buffer (a
+   * copy, for a small one): whoever sends it on gives it back. Other frames are read at once.
+   */
+  private read(buffer: Buffer, length: number): boolean {
+    for (const frame of this.parser.push(buffer.subarray(0, length))) {
+      this.onFrame(frame.type === FrameType.data ? { type: frame.type, payload: relayBuffers.keep(frame.payload) } : frame);
+    }
+    relayBuffers.release(buffer);
+    // Reading stops only when asked (`pauseOutput`).
+    return true;
   }
 
   get pid(): number | undefined {
@@ -87,11 +132,11 @@ export class QueryProcess {
 
   /** Stops reading its output: the process blocks on its next write. */
   pauseOutput(): void {
-    this.child.proc.stdout!.pause();
+    this.output?.pause();
   }
 
   resumeOutput(): void {
-    this.child.proc.stdout!.resume();
+    this.output?.resume();
   }
 
   /** Freezes the process where it is (SIGSTOP): it holds its memory but takes no CPU. */

@@ -233,7 +233,7 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   private onFrame(process: QueryProcess, frame: Frame): void {
-    // Frames still in the pipe of a process this run gave up on (it is being killed).
+    // Frames still on the way from a process this run gave up on (it is being killed).
     if (!this.workers.has(process)) return;
     switch (frame.type) {
       case FrameType.plan:

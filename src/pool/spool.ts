@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { relayBuffers, releaseRelayed } from './relay-buffers.js';
 
 /** Disk that all spools together may use, shared between them. */
 export class SpoolBudget {
@@ -33,9 +34,6 @@ export interface SpoolOptions {
   maxFileBytes: number;
   budget: SpoolBudget;
 }
-
-/** Up to this much of the file is read at once. */
-const readBytes = 256 * 1024;
 
 type Segment = { kind: 'memory'; data: Buffer } | { kind: 'file'; offset: number; length: number; written: Promise<void> };
 
@@ -87,6 +85,8 @@ export class Spool {
       const written = this.fileOp(async (handle) => {
         let done = 0;
         while (done < data.length) done += (await handle.write(data, done, data.length - done, offset + done)).bytesWritten;
+        // In the file, it is read back from there: its memory may go to another read.
+        releaseRelayed(data);
       });
       this.segments.push({ kind: 'file', offset, length: data.length, written });
     }
@@ -107,7 +107,11 @@ export class Spool {
     this.wake();
   }
 
-  /** The next chunk in order; null once everything was read after `end`. Rejects if the file could not be written or read. */
+  /**
+   * The next chunk in order; null once everything was read after `end`. Rejects if the file could
+   * not be written or read. A chunk read back from the file is in one of the relay buffers (as is
+   * most data from the query processes): whoever sends it on gives it back.
+   */
   async read(): Promise<Buffer | null> {
     while (this.segments.length === 0) {
       if (this.ended || this.closed) return null;
@@ -122,8 +126,9 @@ export class Spool {
       return head.data;
     }
     await head.written;
-    const length = Math.min(head.length, readBytes);
-    const buffer = Buffer.allocUnsafe(length);
+    // Into a buffer that the reader gives back once it has sent it on (relay-buffers.ts).
+    const buffer = relayBuffers.forRead();
+    const length = Math.min(head.length, buffer.length);
     const handle = await this.file!;
     let got = 0;
     while (got < length) {
@@ -131,14 +136,17 @@ export class Spool {
       if (bytesRead === 0) throw new Error('spool file ended early');
       got += bytesRead;
     }
-    if (this.closed) return null;
+    if (this.closed) {
+      relayBuffers.release(buffer);
+      return null;
+    }
     head.offset += length;
     head.length -= length;
     if (head.length === 0) {
       this.segments.shift();
       if (!this.segments.some((s) => s.kind === 'file')) this.emptyFile();
     }
-    return buffer;
+    return buffer.subarray(0, length);
   }
 
   /** Gives back the disk and memory; what was not read is dropped. */

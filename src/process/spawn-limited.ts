@@ -13,6 +13,8 @@ export interface ProcessLimits {
   env?: Record<string, string>;
   /** Options for Node itself (V8's), before the script. */
   nodeFlags?: readonly string[];
+  /** The process answers some other way: its stdout goes nowhere. */
+  noStdout?: boolean;
 }
 
 /** Output a process wrote to stderr, kept to say why it died. */
@@ -35,8 +37,8 @@ const execNode = 'if command -v setpriv >/dev/null 2>&1; then exec setpriv --pde
 /**
  * Starts `node script` under resource limits, with an IPC channel. The limits are set by the shell
  * that then `exec`s Node, so they apply to that process only and its pid stays the one we kill; it
- * dies with its parent (`execNode`). stdout is a pipe (the caller reads it); stderr is passed on to
- * ours and its end kept.
+ * dies with its parent (`execNode`). stdout is a pipe (the caller reads it), unless `noStdout`;
+ * stderr is passed on to ours and its end kept.
  */
 export function spawnLimited(script: string, limits: ProcessLimits): LimitedProcess {
   // POSIX sh counts `ulimit -f` in 512-byte blocks and `ulimit -v` in KiB.
@@ -45,7 +47,7 @@ export function spawnLimited(script: string, limits: ProcessLimits): LimitedProc
   // Soft limit only: at a hard limit the kernel sends SIGKILL, which would not say why.
   if (limits.cpuSeconds !== undefined) ulimits.push(`ulimit -S -t ${Math.ceil(limits.cpuSeconds)}`);
   const proc = spawn('/bin/sh', ['-c', `${ulimits.join(' && ')} && ${execNode}`, process.execPath, ...(limits.nodeFlags ?? []), script], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: ['ignore', limits.noStdout ? 'ignore' : 'pipe', 'pipe', 'ipc'],
     // glibc gives each thread a 64 MB malloc arena of address space; V8's threads alone would take
     // ~1 GB of the cap before any work is done (measured: 1000 MB idle, 730 MB with 2 arenas).
     env: { ...process.env, MALLOC_ARENA_MAX: '2', ...limits.env },

@@ -52,3 +52,26 @@ test('a data piece is a view into what came, not a copy', () => {
   const [frame] = new FrameParser().push(chunk);
   assert.equal(frame!.payload.buffer, chunk.buffer);
 });
+
+test('nothing is kept pointing into a chunk once push returns: one buffer can be read into again and again', () => {
+  const types = [FrameType.plan, FrameType.data, FrameType.end, FrameType.error, FrameType.data, FrameType.end];
+  const payloads = [randomBytes(700), randomBytes(5000), randomBytes(40), randomBytes(300), randomBytes(2), randomBytes(9)];
+  const stream = Buffer.concat(payloads.map((p, i) => encodeFrame(types[i]!, p)));
+  for (const cut of [1, 3, 6, 64, 999]) {
+    const parser = new FrameParser();
+    const reused = Buffer.alloc(cut);
+    const frames: Frame[] = [];
+    for (let at = 0; at < stream.length; at += cut) {
+      const length = stream.copy(reused, 0, at, at + cut);
+      // What a caller keeps it copies before the next read, as the server's reader keeps data (relay-buffers.ts).
+      for (const f of parser.push(reused.subarray(0, length))) frames.push({ type: f.type, payload: Buffer.from(f.payload) });
+      reused.fill(0xee);
+    }
+    const joined = joinData(frames);
+    assert.deepEqual(
+      joined.map((f) => f.payload),
+      payloads,
+      `cut every ${cut} bytes`,
+    );
+  }
+});

@@ -18,6 +18,7 @@ import {
 } from '../../formats/index.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { QueryRun } from '../../pool/query-run.js';
+import { releaseRelayed } from '../../pool/relay-buffers.js';
 import type { QueryJob } from '../../pool/protocol.js';
 import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
@@ -237,6 +238,8 @@ export function dataRoutes(
           rows = run?.rows ?? null;
           return recordDownload();
         },
+        // A query's output comes in buffers the server reads into again once they are sent.
+        run && releaseRelayed,
       );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
       bytes = bodyBytes(outcome.bytes);
