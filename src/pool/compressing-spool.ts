@@ -15,6 +15,8 @@ export class CompressingSpool {
   /** Bytes taken so far, before compression: the body's bytes for the download. */
   bytesIn = 0;
   private failure: Error | undefined;
+  /** Who waits for room (`onRoom`). */
+  private waiting: (() => void) | undefined;
 
   constructor(
     private readonly spool: Spool,
@@ -34,20 +36,36 @@ export class CompressingSpool {
   }
 
   get full(): boolean {
-    return this.compressor.writableNeedDrain;
+    return this.compressor.writableLength >= this.compressor.writableHighWaterMark;
   }
 
   append(data: Buffer): boolean {
     if (this.compressor.writableEnded || this.compressor.destroyed) return false;
     this.bytesIn += data.length;
-    // Once compressed, its memory may go to another read.
-    return this.compressor.write(data, () => releaseRelayed(data));
+    this.compressor.write(data, () => {
+      // Compressed: its memory may go to another read, and a writer waiting may go on.
+      releaseRelayed(data);
+      this.tellWaiting();
+    });
+    return !this.full;
   }
 
-  /** Calls `resume` once the compressor takes more (at once if it does). */
+  /**
+   * Calls `resume` once the compressor holds half its fill or less (at once if it is not full): the
+   * writer's next output comes while the compressor works through the rest. Waiting for it to take
+   * everything ('drain') left it idle while the run's processes woke and wrote again: br exports
+   * ran with the compressor busy about half the time (BENCHMARKS.md, fourteenth round).
+   */
   onRoom(resume: () => void): void {
     if (!this.full) return resume();
-    this.compressor.once('drain', resume);
+    this.waiting = resume;
+  }
+
+  private tellWaiting(): void {
+    if (!this.waiting || this.compressor.writableLength > this.compressor.writableHighWaterMark / 2) return;
+    const resume = this.waiting;
+    this.waiting = undefined;
+    resume();
   }
 
   /** No more data will come: the compressor ends its stream, which then ends the spool. */
