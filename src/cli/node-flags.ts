@@ -3,13 +3,16 @@
  * too (a test holds both to this list). V8 takes them on the command line only, not from
  * NODE_OPTIONS.
  *
- * `--initial-old-space-size=32`: the server relays an export from its query processes in 64 KB
- * chunks, each in memory of its own outside V8's heap, and holds up to 16 MB of them for the ranges
- * ahead; counted towards V8's limit for a full collection, they made V8 run one every few MB relayed
- * (23–37 in a 1M-row json export, up to half of the server's CPU during it). Letting the old
- * generation start at 32 MB leaves them to die first: a third less of the server's CPU per export
- * (64 MB did no better, and held more garbage). It replaces `--min-semi-space-size=8`, which did
- * the same through the young generation but spread every request's allocations over 16 MB, out of
- * the caches: 304s 7–9 % slower (BENCHMARKS.md, fifth and tenth rounds).
+ * `--initial-old-space-size=32`: the server relays bodies in 64 KB chunks, each in memory of its
+ * own outside V8's heap, and holds up to 16 MB of them for a split export's ranges ahead; counted
+ * towards V8's limit for a full collection, they made V8 run one every few MB relayed (23–37 in a
+ * 1M-row json export, up to half of the server's CPU during it). Letting the old generation start
+ * at 32 MB leaves them to die first: a third less of the server's CPU per export (64 MB did no
+ * better, and held more garbage). It replaces `--min-semi-space-size=8`, which did the same through
+ * the young generation but spread every request's allocations over 16 MB, out of the caches: 304s
+ * 7–9 % slower (BENCHMARKS.md, fifth and tenth rounds). Since a query's output is read into buffers
+ * used again (pool/relay-buffers.ts), the flag no longer changes an uncompressed export's or a
+ * 304's CPU measurably (fourteenth round); the chunks of a data file's download and brotli's output
+ * are still new memory each.
  */
 export const nodeFlags: readonly string[] = ['--initial-old-space-size=32'];
