@@ -37,6 +37,12 @@ const expected = {
 let server: TestServer;
 let key: string;
 
+/** Where query processes make their sockets' folders from now on: os.tmpdir() reads TMPDIR at each call. */
+function setTmpdir(dir: string | undefined): void {
+  if (dir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = dir;
+}
+
 before(async () => {
   server = await startServer({ queryProcesses: 4, keyConcurrency: 8 });
   key = (await server.catalog.addUser('alice')).key;
@@ -121,23 +127,47 @@ test('a query process’s socket folder is removed once the server is connected,
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'siphon-sockets-test-'));
   const dataDir = tempDir();
   const before = process.env.TMPDIR;
-  process.env.TMPDIR = tmp;
+  setTmpdir(tmp);
   const killing = await startServer({ dataDir, queryProcesses: 2, queryTimeoutMs: 300 }).finally(() => {
-    process.env.TMPDIR = before;
+    setTmpdir(before);
   });
   try {
     const alice = (await killing.catalog.addUser('alice')).key;
     await addBigScraper(killing, 'alice/big');
     assert.deepEqual(readdirSync(tmp), [], 'nothing left once ready');
-    process.env.TMPDIR = tmp;
+    setTmpdir(tmp);
     const endless = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
     const res = await fetch(dataUrl(killing.base, 'alice/big', 'json', { key: alice, query: endless }));
     assert.equal(res.status, 400); // past its time limit: its process killed, another started
     await waitFor(() => killing.pool.stats().ready === 2, 10_000);
     assert.deepEqual(readdirSync(tmp), [], 'nothing left once replaced');
   } finally {
-    process.env.TMPDIR = before;
+    setTmpdir(before);
     await killing.close();
     rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+test('a query process that cannot make its socket’s folder is a failed start, tried again: the server stays up, and the pool whole once it can', async () => {
+  const dataDir = tempDir();
+  const server = await startServer({ dataDir, queryProcesses: 2, queryTimeoutMs: 300 });
+  const before = process.env.TMPDIR;
+  try {
+    const alice = (await server.catalog.addUser('alice')).key;
+    await addBigScraper(server, 'alice/big');
+    setTmpdir(path.join(dataDir, 'no-such-folder'));
+    const endless = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
+    const killed = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: endless }));
+    assert.equal(killed.status, 400);
+    // Its replacement cannot start, again and again; the other process answers meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(server.pool.stats().ready, 1);
+    const answered = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: 'select id from big limit 1' }));
+    assert.equal(await answered.text(), '[\n{"id":1}\n]');
+    setTmpdir(before);
+    await waitFor(() => server.pool.stats().ready === 2, 10_000);
+  } finally {
+    setTmpdir(before);
+    await server.close();
   }
 });

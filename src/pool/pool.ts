@@ -377,7 +377,16 @@ export class QueryPool implements RunHost {
   }
 
   private spawn(): void {
-    const process = new QueryProcess(this.options, (p) => this.exited(p));
+    let process: QueryProcess;
+    try {
+      process = new QueryProcess(this.options, (p) => this.exited(p));
+    } catch (err) {
+      // Nothing started (no room for its socket's folder, say): a failed start, tried again.
+      this.startFailures += 1;
+      this.lastStartError = err instanceof Error ? err.message : String(err);
+      setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
+      return;
+    }
     this.processes.add(process);
     process.ready.then(
       () => {
