@@ -120,7 +120,8 @@ test('every body comes out byte for byte while the relay buffers are read into a
   assert.ok(queries >= 40, `${queries} small queries`);
   const reads = relayBuffers.reads - readsBefore;
   const allocated = relayBuffers.allocated - allocatedBefore;
-  assert.ok(reads > 10 * allocated, `${reads} reads into ${allocated} new buffers: buffers were read into again`);
+  // Without buffers used again, each read has one of its own (here: 22 to 42 reads a buffer).
+  assert.ok(reads >= 3 * allocated, `${reads} reads into ${allocated} new buffers: buffers were read into again`);
 });
 
 test('a query process’s socket folder is removed once the server is connected, and when a process is killed and replaced', async () => {
