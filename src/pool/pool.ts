@@ -382,8 +382,7 @@ export class QueryPool implements RunHost {
       process = new QueryProcess(this.options, (p) => this.exited(p));
     } catch (err) {
       // Nothing started (no room for its socket's folder, say): a failed start, tried again.
-      this.startFailures += 1;
-      this.lastStartError = err instanceof Error ? err.message : String(err);
+      this.startFailed(err as Error);
       setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
       return;
     }
@@ -395,11 +394,14 @@ export class QueryPool implements RunHost {
         this.idle.push(process);
         this.dispatch();
       },
-      (err: Error) => {
-        this.startFailures += 1;
-        this.lastStartError = err.message;
-      },
+      (err: Error) => this.startFailed(err),
     );
+  }
+
+  /** A process that could not start: `ready()` gives up after a few in a row, with the last one's reason. */
+  private startFailed(err: Error): void {
+    this.startFailures += 1;
+    this.lastStartError = err.message;
   }
 
   private exited(process: QueryProcess): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { relayBuffers, releaseRelayed } from './relay-buffers.js';
+import { relayBuffers } from './relay-buffers.js';
 
 /** Disk that all spools together may use, shared between them. */
 export class SpoolBudget {
@@ -86,7 +86,7 @@ export class Spool {
         let done = 0;
         while (done < data.length) done += (await handle.write(data, done, data.length - done, offset + done)).bytesWritten;
         // In the file, it is read back from there: its memory may go to another read.
-        releaseRelayed(data);
+        relayBuffers.release(data);
       });
       this.segments.push({ kind: 'file', offset, length: data.length, written });
     }
