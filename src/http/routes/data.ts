@@ -20,6 +20,7 @@ import type { QueryPool } from '../../pool/pool.js';
 import type { QueryRun } from '../../pool/query-run.js';
 import { releaseRelayed } from '../../pool/relay-buffers.js';
 import type { QueryJob } from '../../pool/protocol.js';
+import { isoTime } from '../../iso-time.js';
 import { checkSql } from '../../sql/check-sql.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import type { RequestLimits } from '../../limits/request-size.js';
@@ -187,7 +188,7 @@ export function dataRoutes(
         scraperId: scraper.id,
         accountId: key.account.id,
         keyId: key.id,
-        at: new Date().toISOString(),
+        at: isoTime(),
         format: download,
         query: sql,
         status,
