@@ -12,6 +12,7 @@ import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { requestRecords, type RequestRecord } from './helpers/log-lines.js';
 import { rawExchange } from './helpers/raw-http.js';
+import { WebClient } from './helpers/web-client.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -138,6 +139,20 @@ describe('one line per request', () => {
       await linesOf(server, id);
     }
     assert.ok(!server.logs().includes(key.slice(4)), 'a key sent as a request id was logged');
+  });
+
+  test("a route's own record carries its request's id, as its line does (the request's logger is made when first used)", async () => {
+    const res = await new WebClient(server.base).logIn('nobody', 'not a password');
+    const id = res.headers.get('x-request-id')!;
+    assert.match(id, uuid);
+    await linesOf(server, id);
+    const records = server
+      .logs()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { reqId?: string; msg?: string })
+      .filter((r) => r.reqId === id);
+    assert.deepEqual(records.map((r) => r.msg).sort(), ['request', 'sign-in failed']);
   });
 
   test('a response cut short is one line, at warn, with why', async () => {

@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { lazyChildLogger } from '../log/lazy-child.js';
 import type { Log } from '../log/logger.js';
 import type { DownloadRecorder } from '../downloads/recorder.js';
 import { errors } from '../errors.js';
@@ -66,6 +67,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     loggerInstance: logger,
     // One line per request, written by request-log.ts once its outcome is known, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     genReqId: (req) => requestId(req.headers),
     trustProxy: config.trustProxy,
     // Fastify's own 503 while closing has a body of its own; ours is answered by the hook below.
@@ -96,13 +98,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback, not an async function: every request runs it, and a promise would cost each a turn
+  // of the microtask queue before its route. An answer sent here ends the request (done not called).
+  app.addHook('onRequest', (request, reply, done) => {
     trackRequest(request, reply, lines);
     if (closing) {
       sendError(reply.header('connection', 'close'), errors.unavailable());
-      return reply;
+      return;
     }
-    checkRequestHead(request, limits);
+    try {
+      checkRequestHead(request, limits);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -1,0 +1,75 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js';
+
+type Log = (...args: unknown[]) => void;
+
+/**
+ * A request's logger (`request.log`), made when the request first logs through it. Fastify makes a
+ * pino child for every request, its bindings turned into JSON text, ~1.5 µs of a 304 under load
+ * (BENCHMARKS.md, fifteenth round); a request logs through its logger only when something went
+ * wrong or an account changed, and its line goes through request-log.ts.
+ */
+class LazyChildLogger {
+  private made: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  private get logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  get level(): string {
+    return this.logger.level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  /** Calls the child's method as its own (pino's methods need their logger as `this`). */
+  private log(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent', args: unknown[]): void {
+    const logger = this.logger;
+    (logger[level] as Log).apply(logger, args);
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.log('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.log('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.log('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.log('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.log('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.log('trace', args);
+  }
+
+  silent(...args: unknown[]): void {
+    this.log('silent', args);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: the request's logger, made only once it is used. */
+export function lazyChildLogger(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
+}
