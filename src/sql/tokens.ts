@@ -81,4 +81,4 @@ export function* sqlTokens(sql: string): Generator<SqlToken> {
 }
 
 /** ASCII-only lower case, as SQLite compares names (`İ` and `K` are not `i` and `k` to it). */
-export const asciiLower = (text: string) => text.replace(/[A-Z]/g, (ch) => ch.toLowerCase());
+export const asciiLower = (text: string) => (/[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (ch) => ch.toLowerCase()) : text);
