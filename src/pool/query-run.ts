@@ -98,6 +98,7 @@ export class QueryRun extends Readable implements QueueItem {
   private parked = false;
   /** Its first process was asked for a plan of ranges: it may take a second. */
   private splitAsked = false;
+  private maySplit: boolean | undefined;
   private readonly spool: Spool | CompressingSpool;
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
@@ -136,9 +137,12 @@ export class QueryRun extends Readable implements QueueItem {
     return !this.splitAsked;
   }
 
-  /** A whole-table query that may be split over two processes (ranges.ts), when one can be spared. */
+  /**
+   * A whole-table query that may be split over two processes (ranges.ts), when one can be spared.
+   * Known once asked: the pool asks it of each key's next query whenever it looks for one to send ahead.
+   */
   private get splittable(): boolean {
-    return this.options.rowsPerRange > 0 && mayBeSplit(this.job);
+    return (this.maySplit ??= this.options.rowsPerRange > 0 && mayBeSplit(this.job));
   }
 
   /** Sends the job to a process still running another, to run after it: `start` once that has ended. Returns the job's number there. */
