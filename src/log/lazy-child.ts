@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js';
 
 type Log = (...args: unknown[]) => void;
+const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
  * A request's logger (`request.log`), made when the request first logs through it. Fastify makes a
@@ -30,42 +31,20 @@ class LazyChildLogger {
     this.logger.level = level;
   }
 
-  /** Calls the child's method as its own (pino's methods need their logger as `this`). */
-  private log(level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent', args: unknown[]): void {
-    const logger = this.logger;
-    (logger[level] as Log).apply(logger, args);
-  }
-
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);
   }
 
-  fatal(...args: unknown[]): void {
-    this.log('fatal', args);
-  }
-
-  error(...args: unknown[]): void {
-    this.log('error', args);
-  }
-
-  warn(...args: unknown[]): void {
-    this.log('warn', args);
-  }
-
-  info(...args: unknown[]): void {
-    this.log('info', args);
-  }
-
-  debug(...args: unknown[]): void {
-    this.log('debug', args);
-  }
-
-  trace(...args: unknown[]): void {
-    this.log('trace', args);
-  }
-
-  silent(...args: unknown[]): void {
-    this.log('silent', args);
+  static {
+    // One method per level, each calling the child's as its own (pino's methods need their logger as `this`).
+    for (const level of levels) {
+      Object.defineProperty(LazyChildLogger.prototype, level, {
+        value(this: LazyChildLogger, ...args: unknown[]): void {
+          const logger = this.logger;
+          (logger[level] as Log).apply(logger, args);
+        },
+      });
+    }
   }
 }
 
