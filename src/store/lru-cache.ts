@@ -4,31 +4,30 @@ export interface SizeBound<K, V> {
   sizeOf(key: K, value: V): number;
 }
 
-interface Entry<V> {
+interface Entry<K, V> {
+  key: K;
   value: V;
-  /** When it was last put at the newest end: the count of moves and inserts at that time. */
-  stamp: number;
+  /** Its neighbours in the order of use: `older` towards the entry dropped next. */
+  older: Entry<K, V> | undefined;
+  newer: Entry<K, V> | undefined;
 }
 
 /**
  * A map that keeps at most `capacity` entries (and, given a size bound, at most that total size),
- * dropping the least recently used ones. A Map iterates in insertion order, so re-inserting an
- * entry keeps the oldest first. A hit re-inserts only an entry that has aged past half the
- * capacity: one among the newer half is far from being dropped, and re-inserting on every hit (a
- * delete and a set) was most of a hit's cost. An entry larger than the whole bound is not kept.
+ * dropping the least recently used ones. Its entries are linked in the order of use, so a hit moves
+ * one to the newest end and a new entry drops the oldest without a search. A Map alone, keeping
+ * that order by insertion, made both dear: a hit moved an entry by deleting and inserting it again,
+ * and the oldest key was found by a new iterator, which walks every hole that deletions left at the
+ * front of V8's table (up to half its size, until it is compacted): ~2.5 µs a dropped entry at 4,096
+ * entries, more than the hash the ETags' cache saves (BENCHMARKS.md, fifteenth round). An iterator
+ * kept between evictions walks them once, but holds every table V8 has since replaced: 107 MB after
+ * two million hits with no eviction. An entry larger than the whole bound is not kept.
  */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, Entry<V>>();
-  /**
-   * The keys from the oldest on, one iterator kept from one eviction to the next. A new iterator's
-   * first key is found past every hole that deletions left at the front of V8's table (up to half
-   * its size, until it is compacted): ~2.5 µs an eviction at 4,096 entries, against ~0.7 this way
-   * (BENCHMARKS.md, fifteenth round). A kept iterator has passed those holes once; whatever is ahead
-   * of it is newer, re-inserted entries included, so its next key is always the oldest.
-   */
-  private oldest = this.entries.keys();
+  private readonly entries = new Map<K, Entry<K, V>>();
+  private oldest: Entry<K, V> | undefined;
+  private newest: Entry<K, V> | undefined;
   private size = 0;
-  private stamp = 0;
 
   constructor(
     private readonly capacity: number,
@@ -38,10 +37,9 @@ export class LruCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (this.stamp - entry.stamp >= this.capacity / 2) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-      entry.stamp = ++this.stamp;
+    if (entry !== this.newest) {
+      this.unlink(entry);
+      this.link(entry);
     }
     return entry.value;
   }
@@ -50,28 +48,40 @@ export class LruCache<K, V> {
     this.delete(key);
     const size = this.bound?.sizeOf(key, value) ?? 0;
     if (this.bound && size > this.bound.maxSize) return;
-    this.entries.set(key, { value, stamp: ++this.stamp });
+    const entry: Entry<K, V> = { key, value, older: undefined, newer: undefined };
+    this.entries.set(key, entry);
+    this.link(entry);
     this.size += size;
-    while (this.entries.size > this.capacity || (this.bound && this.size > this.bound.maxSize)) this.dropOldest();
+    while (this.entries.size > this.capacity || (this.bound && this.size > this.bound.maxSize)) this.delete(this.oldest!.key);
   }
 
   clear(): void {
     this.entries.clear();
-    this.oldest = this.entries.keys();
+    this.oldest = this.newest = undefined;
     this.size = 0;
-  }
-
-  private dropOldest(): void {
-    let next = this.oldest.next();
-    // An iterator that once found no key left is done for good, whatever comes after: a new one then.
-    if (next.done) next = (this.oldest = this.entries.keys()).next();
-    this.delete(next.value as K);
   }
 
   delete(key: K): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
     this.entries.delete(key);
+    this.unlink(entry);
     this.size -= this.bound?.sizeOf(key, entry.value) ?? 0;
+  }
+
+  /** Puts an unlinked entry at the newest end. */
+  private link(entry: Entry<K, V>): void {
+    entry.older = this.newest;
+    if (this.newest) this.newest.newer = entry;
+    else this.oldest = entry;
+    this.newest = entry;
+  }
+
+  private unlink(entry: Entry<K, V>): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.newest = entry.older;
+    entry.older = entry.newer = undefined;
   }
 }
