@@ -1,6 +1,7 @@
 /** The shape of bench/results/latest.json, and the one table printed to stdout. */
 import type { IsolationResults } from './fairness.js';
 import type { ViewTimes } from './page-views.js';
+import type { MeasuredLoad } from './alternated.js';
 import type { Cores } from './proc-stats.js';
 import type { LoadResult } from './wrk.js';
 
@@ -18,8 +19,6 @@ export interface ExportFigures {
   cores: Cores;
   runsMs: number[];
 }
-
-type MeasuredLoad = LoadResult & { cores: Cores };
 
 export interface Results {
   date: string;
@@ -43,8 +42,10 @@ export interface Results {
     serverFlags: string[];
     connections: number;
     wrkThreads: number;
+    /** Small queries and 304s: each server's load a slice at a time, in turn (alternated.ts). */
+    rounds: number;
     warmupSeconds: number;
-    loadSeconds: number;
+    sliceSeconds: number;
   };
   /** Baselines by the format they are compared with: `sqlite3 -json` for json and ndjson, `-csv` for csv. */
   exports: {
@@ -60,7 +61,7 @@ export interface Results {
     headerBytes: number;
     siphon: MeasuredLoad;
     ceiling: MeasuredLoad;
-    checkedCeiling: LoadResult;
+    checkedCeiling: MeasuredLoad;
     revalidations: MeasuredLoad;
     /** pool-floor.ts: node:http and `processes` child processes running the SQL, nothing else. */
     smallFloor: MeasuredLoad & { processes: number };
@@ -231,7 +232,7 @@ export function printReport(r: Results): void {
       (m.busyAtStart > busyMachine ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
     `data: ${n(s.rows)} rows × 8 columns, ${n(s.fixtureBytes / 1e6)} MB; server: bin/siphon serve ${s.serverFlags.join(' ')} (every other limit at its default: ` +
       `2 queries at once per key, query processes 2 × cores + 2); load: wrk, ${s.connections} connections, ${s.wrkThreads} threads, one key per connection, ` +
-      `${s.warmupSeconds} s warm-up then ${s.loadSeconds} s; exports: ${s.runs === 1 ? 'one run each' : `identity the median of ${s.runs} runs, each right after its baseline; compressed one run each`}`,
+      `${s.rounds} rounds of each server in turn, ${s.warmupSeconds} s warm-up then ${s.sliceSeconds} s measured each; exports: ${s.runs === 1 ? 'one run each' : `identity the median of ${s.runs} runs, each right after its baseline; compressed one run each`}`,
     '',
     table(['measure', 'Siphon', 'baseline (same run)', 'ratio', 'target', ''], rows(r)),
     '',

@@ -21,6 +21,7 @@ import { prepareData } from './setup.js';
 import { chain, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
 import { cpuBetween, cpuSnapshot, machineBusy, median, MemorySampler } from './proc-stats.js';
+import { alternated, rounds, sliceSeconds, warmupSeconds } from './alternated.js';
 import { printReport, type ExportFigures, type Results } from './report.js';
 import {
   dataPath,
@@ -32,7 +33,7 @@ import {
   tempDir,
   type ServerProcess,
 } from './servers.js';
-import { checkWrk, runLoad, type LoadSpec } from './wrk.js';
+import { checkWrk, type LoadSpec } from './wrk.js';
 
 /**
  * `--runs N`: identity exports measured N times each, each right after its baseline (median of
@@ -44,8 +45,6 @@ const runs = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
 if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
 const firstRowSql = `select * from ${fixtureTable} order by title limit 1`;
 const runawaySql = 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c';
-const warmupSeconds = 2;
-const loadSeconds = 8;
 const killTimeoutMs = 200;
 /** pool.ts waits 250 ms before replacing a process that died less than 1 s after it started. */
 const quickDeathMs = 1000;
@@ -219,27 +218,11 @@ async function main(): Promise<void> {
     const responseFile = path.join(workDir, 'small-response.json');
     writeFileSync(responseFile, JSON.stringify(recorded));
     const headerBytes = headerBlockBytes(sample!.rawHeaders);
-    const load = (base: string, over: Partial<LoadSpec>) => smallQueryLoad(base, clientKeys, loadSeconds, over);
-    const measured = async (server: ServerProcess, spec: LoadSpec) => {
-      await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
-      const cpu0 = cpuSnapshot(server.pid);
-      const r = await runLoad(spec, workDir);
-      if (r.wrong || r.socketErrors)
-        problems.push(`load on ${server.base}: ${r.wrong} wrong answers (first: ${r.firstWrong}), ${r.socketErrors} socket errors`);
-      return { ...r, cores: cpuBetween(cpu0, cpuSnapshot(server.pid)) };
-    };
-    progress(`small queries: ${connections} connections, ${warmupSeconds} s warm-up + ${loadSeconds} s, ${sample!.bytes}-byte bodies`);
-    const smallSiphon = await measured(siphon, load(siphon.base, {}));
-    progress(`small queries: siphon ${smallSiphon.perSecond.toFixed(0)}/s p99 ${smallSiphon.p99Ms.toFixed(1)} ms`);
+    const load = (base: string, over: Partial<LoadSpec>) => smallQueryLoad(base, clientKeys, sliceSeconds, over);
     // 304s: the same query each time, with the ETag of its first answer.
     const fixedPath = template.replace('{id}', '500000');
     const etag = sample!.headers.etag;
     if (!etag) throw new Error('the small query came without an ETag');
-    const revalidations = await measured(
-      siphon,
-      load(siphon.base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etag }, expectStatus: 304, expectRows: undefined }),
-    );
-    progress(`304s: siphon ${revalidations.perSecond.toFixed(0)}/s p99 ${revalidations.p99Ms.toFixed(1)} ms`);
     const bare = await started(startBareServer(responseFile));
     const [bareSample] = await chain([`${bare.base}/`], 1 << 20);
     if (bareSample!.body !== sample!.body || headerBlockBytes(bareSample!.rawHeaders) !== headerBytes) {
@@ -247,34 +230,39 @@ async function main(): Promise<void> {
         `the bare server's answer differs from Siphon's: ${bareSample!.bytes} body bytes and ${headerBlockBytes(bareSample!.rawHeaders)} header bytes, not ${sample!.bytes} and ${headerBytes}`,
       );
     }
-    // The ratios are taken against the unchecked ceiling (the higher one); the checked one shows what checking costs wrk.
-    const ceiling = await measured(bare, load(bare.base, { check: false }));
-    const checkedCeiling = await runLoad(load(bare.base, {}), workDir);
-    await stop(bare);
-    progress(
-      `small queries: bare node:http ${ceiling.perSecond.toFixed(0)}/s p99 ${ceiling.p99Ms.toFixed(1)} ms (${checkedCeiling.perSecond.toFixed(0)}/s when wrk checks each answer)`,
-    );
     // The floors: servers doing only what a small query and a 304 must, under the same checked load
     // as Siphon (the targets stay ratios to the ceiling; these say how much of the gap is Siphon's).
     const poolFloor = await started(startPoolFloor(fixtureFile, floorProcesses));
-    const smallFloor = await measured(poolFloor, load(poolFloor.base, {}));
-    await stop(poolFloor);
-    progress(`small queries: floor ${smallFloor.perSecond.toFixed(0)}/s p99 ${smallFloor.p99Ms.toFixed(1)} ms`);
     const keysFile = path.join(workDir, 'client-keys.json');
     writeFileSync(keysFile, JSON.stringify(clientKeys));
     const checkFloor = await started(startRevalidationFloor(keysFile, workDir));
     const [floorSample] = await chain([`${checkFloor.base}${fixedPath.replace('{key}', encodeURIComponent(clientKeys[0]!))}`]);
-    const revalidationFloor = await measured(
-      checkFloor,
-      load(checkFloor.base, {
-        pathTemplate: fixedPath,
-        headers: { 'If-None-Match': floorSample!.headers.etag! },
-        expectStatus: 304,
-        expectRows: undefined,
-      }),
+    const revalidation = (base: string, etagOf: string) =>
+      load(base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etagOf }, expectStatus: 304, expectRows: undefined });
+    progress(
+      `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
     );
-    await stop(checkFloor);
-    progress(`304s: floor ${revalidationFloor.perSecond.toFixed(0)}/s p99 ${revalidationFloor.p99Ms.toFixed(1)} ms`);
+    // The ratios are taken against the unchecked ceiling (the higher one); the checked one shows what checking costs wrk.
+    const [smallSiphon, revalidations, ceiling, checkedCeiling, smallFloor, revalidationFloor] = await alternated(
+      [
+        { server: siphon, spec: load(siphon.base, {}) },
+        { server: siphon, spec: revalidation(siphon.base, etag) },
+        { server: bare, spec: load(bare.base, { check: false }) },
+        { server: bare, spec: load(bare.base, {}) },
+        { server: poolFloor, spec: load(poolFloor.base, {}) },
+        { server: checkFloor, spec: revalidation(checkFloor.base, floorSample!.headers.etag!) },
+      ],
+      workDir,
+      problems,
+    );
+    for (const s of [bare, poolFloor, checkFloor]) await stop(s);
+    progress(`small queries: siphon ${smallSiphon!.perSecond.toFixed(0)}/s p99 ${smallSiphon!.p99Ms.toFixed(1)} ms`);
+    progress(`304s: siphon ${revalidations!.perSecond.toFixed(0)}/s p99 ${revalidations!.p99Ms.toFixed(1)} ms`);
+    progress(
+      `small queries: bare node:http ${ceiling!.perSecond.toFixed(0)}/s p99 ${ceiling!.p99Ms.toFixed(1)} ms (${checkedCeiling!.perSecond.toFixed(0)}/s when wrk checks each answer)`,
+    );
+    progress(`small queries: floor ${smallFloor!.perSecond.toFixed(0)}/s p99 ${smallFloor!.p99Ms.toFixed(1)} ms`);
+    progress(`304s: floor ${revalidationFloor!.perSecond.toFixed(0)}/s p99 ${revalidationFloor!.p99Ms.toFixed(1)} ms`);
 
     // 4. Isolation: small queries from 4 keys, alone and during four json exports from two other keys.
     progress('isolation: small queries alone, then during four json exports');
@@ -366,8 +354,9 @@ async function main(): Promise<void> {
         serverFlags,
         connections,
         wrkThreads,
+        rounds,
         warmupSeconds,
-        loadSeconds,
+        sliceSeconds,
       },
       exports: {
         sql: exportSql,

@@ -1,0 +1,68 @@
+/**
+ * Loads on several servers measured in turn, a short slice each, round after round, so that every
+ * figure compared in one ratio saw the same minutes of the machine. This virtual machine's speed
+ * drifts by a quarter or more from one minute to the next (the same server: 8,918 then 14,425 304s
+ * a second four minutes later, BENCHMARKS.md, sixteenth round): measured one after the other, a
+ * ceiling and the server held to it could land on a fast minute and a slow one.
+ */
+import { cpuBetween, cpuSnapshot, median, type Cores } from './proc-stats.js';
+import type { ServerProcess } from './servers.js';
+import { runLoad, type LoadResult, type LoadSpec } from './wrk.js';
+
+export const rounds = 4;
+/** Each slice's wrk warm-up (new connections, the server's caches), then its measured seconds. */
+export const warmupSeconds = 1;
+export const sliceSeconds = 2;
+
+export type MeasuredLoad = LoadResult & { cores: Cores };
+
+interface Slice {
+  load: LoadResult;
+  cores: Cores;
+  wallMs: number;
+}
+
+/**
+ * Every load's slices as one: requests over the measured seconds of all its slices, the CPU over
+ * them, the median slice's p50 and the worst slice's p99.
+ */
+function combined(slices: Slice[]): MeasuredLoad {
+  const requests = slices.reduce((sum, s) => sum + s.load.requests, 0);
+  const seconds = slices.reduce((sum, s) => sum + s.load.requests / s.load.perSecond, 0);
+  const wallMs = slices.reduce((sum, s) => sum + s.wallMs, 0);
+  const weighted = (core: keyof Cores) => slices.reduce((sum, s) => sum + s.cores[core] * s.wallMs, 0) / wallMs;
+  return {
+    requests,
+    perSecond: requests / seconds,
+    p50Ms: median(slices.map((s) => s.load.p50Ms)),
+    p99Ms: Math.max(...slices.map((s) => s.load.p99Ms)),
+    wrong: slices.reduce((sum, s) => sum + s.load.wrong, 0),
+    firstWrong: slices.find((s) => s.load.firstWrong)?.load.firstWrong ?? '',
+    socketErrors: slices.reduce((sum, s) => sum + s.load.socketErrors, 0),
+    cores: { main: weighted('main'), queryProcesses: weighted('queryProcesses') },
+  };
+}
+
+/** Runs each load for a slice in turn, `rounds` times over; answers and problems seen, in the order given. */
+export async function alternated(
+  loads: { server: ServerProcess; spec: LoadSpec }[],
+  workDir: string,
+  problems: string[],
+): Promise<MeasuredLoad[]> {
+  const slices: Slice[][] = loads.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, { server, spec }] of loads.entries()) {
+      await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
+      const cpu0 = cpuSnapshot(server.pid);
+      const load = await runLoad({ ...spec, seconds: sliceSeconds }, workDir);
+      const cpu1 = cpuSnapshot(server.pid);
+      slices[i]!.push({ load, cores: cpuBetween(cpu0, cpu1), wallMs: cpu1.at - cpu0.at });
+    }
+  }
+  return loads.map(({ server }, i) => {
+    const load = combined(slices[i]!);
+    if (load.wrong || load.socketErrors)
+      problems.push(`load on ${server.base}: ${load.wrong} wrong answers (first: ${load.firstWrong}), ${load.socketErrors} socket errors`);
+    return load;
+  });
+}
