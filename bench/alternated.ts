@@ -13,6 +13,7 @@ export const rounds = 4;
 /** Each slice's wrk warm-up (new connections, the server's caches), then its measured seconds. */
 export const warmupSeconds = 1;
 export const sliceSeconds = 2;
+const firstWarmupSeconds = 2;
 
 export type MeasuredLoad = LoadResult & { cores: Cores };
 
@@ -43,14 +44,18 @@ function combined(slices: Slice[]): MeasuredLoad {
   };
 }
 
-/** Runs each load for a slice in turn, `rounds` times over; answers and problems seen, in the order given. */
+/** Runs each load for a slice in turn, `times` rounds over (after a warm-up of each); answers and problems seen, in the order given. */
 export async function alternated(
   loads: { server: ServerProcess; spec: LoadSpec }[],
   workDir: string,
   problems: string[],
+  times = rounds,
 ): Promise<MeasuredLoad[]> {
+  // A longer warm-up of each first: a server's first slice after a while without load (Siphon after
+  // the exports, a floor just started) ran up to a third slower than its next ones.
+  for (const { spec } of loads) await runLoad({ ...spec, seconds: firstWarmupSeconds }, workDir);
   const slices: Slice[][] = loads.map(() => []);
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < times; round++) {
     for (const [i, { server, spec }] of loads.entries()) {
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
