@@ -9,7 +9,7 @@ import { cpuBetween, cpuSnapshot, median, type Cores } from './proc-stats.js';
 import type { ServerProcess } from './servers.js';
 import { runLoad, type LoadResult, type LoadSpec } from './wrk.js';
 
-export const rounds = 4;
+export const rounds = 3;
 /** Each slice's wrk warm-up (new connections, the server's caches), then its measured seconds. */
 export const warmupSeconds = 1;
 export const sliceSeconds = 2;
@@ -56,7 +56,10 @@ export async function alternated(
   for (const { spec } of loads) await runLoad({ ...spec, seconds: firstWarmupSeconds }, workDir);
   const slices: Slice[][] = loads.map(() => []);
   for (let round = 0; round < times; round++) {
-    for (const [i, { server, spec }] of loads.entries()) {
+    // Each round starts one load further on, so that no load always follows the same one.
+    for (let k = 0; k < loads.length; k++) {
+      const i = (k + round) % loads.length;
+      const { server, spec } = loads[i]!;
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
       const load = await runLoad({ ...spec, seconds: sliceSeconds }, workDir);
