@@ -3,17 +3,18 @@
  * figure compared in one ratio saw the same minutes of the machine. This virtual machine's speed
  * drifts by a quarter or more from one minute to the next (the same server: 8,918 then 14,425 304s
  * a second four minutes later, BENCHMARKS.md, sixteenth round): measured one after the other, a
- * ceiling and the server held to it could land on a fast minute and a slow one.
+ * ceiling and the server held to it could land on a fast minute and a slow one. Slices are not
+ * shorter than 2 s of warm-up and 4 s measured: Siphon's small queries, measured 2 s after 1 s of
+ * warm-up, answered 1,681 a second against 2,130 in 8 s runs alternated with them.
  */
 import { cpuBetween, cpuSnapshot, median, type Cores } from './proc-stats.js';
 import type { ServerProcess } from './servers.js';
 import { runLoad, type LoadResult, type LoadSpec } from './wrk.js';
 
-export const rounds = 3;
+export const rounds = 2;
 /** Each slice's wrk warm-up (new connections, the server's caches), then its measured seconds. */
-export const warmupSeconds = 1;
-export const sliceSeconds = 2;
-const firstWarmupSeconds = 2;
+export const warmupSeconds = 2;
+export const sliceSeconds = 4;
 
 export type MeasuredLoad = LoadResult & { cores: Cores };
 
@@ -44,16 +45,13 @@ function combined(slices: Slice[]): MeasuredLoad {
   };
 }
 
-/** Runs each load for a slice in turn, `times` rounds over (after a warm-up of each); answers and problems seen, in the order given. */
+/** Runs each load for a slice in turn, `times` rounds over; answers and problems seen, in the order given. */
 export async function alternated(
   loads: { server: ServerProcess; spec: LoadSpec }[],
   workDir: string,
   problems: string[],
   times = rounds,
 ): Promise<MeasuredLoad[]> {
-  // A longer warm-up of each first: a server's first slice after a while without load (Siphon after
-  // the exports, a floor just started) ran up to a third slower than its next ones.
-  for (const { spec } of loads) await runLoad({ ...spec, seconds: firstWarmupSeconds }, workDir);
   const slices: Slice[][] = loads.map(() => []);
   for (let round = 0; round < times; round++) {
     // Each round starts one load further on, so that no load always follows the same one.
