@@ -134,7 +134,7 @@ test('a query sent ahead to a process that dies is queued again and answered', a
   assert.equal(await readAll(waiting), '[\n{"eight":8}\n]');
 });
 
-test('a query taken back too late, already started, holds its process no longer than a query takes to turn long', async (t) => {
+test('a query taken back too late, already started, holds its process a moment at most: it is killed if it goes on', async (t) => {
   const pool = startPool(1, 1);
   t.after(() => pool.close());
   await pool.ready();

@@ -5,6 +5,7 @@ import { FairQueue, type FairQueueLimits } from './fair-queue.js';
 import { FrameType, type Frame, type QueryJob } from './protocol.js';
 import { QueryProcess, type ProcessLimits } from './query-process.js';
 import { QueryRun, type RunHost } from './query-run.js';
+import { relayBuffers } from './relay-buffers.js';
 import { SpoolBudget } from './spool.js';
 
 /** A process that dies this soon after starting is failing to start; wait before starting another. */
@@ -23,6 +24,14 @@ const startingMs = 20;
  * well under a millisecond), and the idle process waits for it rather than take another's turn.
  */
 const takeBackAfterMs = 2;
+/**
+ * A query nobody waits for any more (its client left, or it was taken back too late) is let finish,
+ * its output dropped, when its process has worked on it less than this; one working longer, or not
+ * done by then, has its process killed. A process killed costs a new one: ~200 ms of CPU to start
+ * and its code cold after (BENCHMARKS.md, seventeenth round), against a query that takes a
+ * millisecond or less to end; before, every client leaving during a small query cost that.
+ */
+const finishGraceMs = 100;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**
@@ -92,8 +101,11 @@ export class QueryPool implements RunHost {
    * process's answer to the cancel (a skipped frame) still to come.
    */
   private readonly ahead = new Map<QueryProcess, { run: QueryRun | undefined; id: number }>();
-  /** Processes done with their query, waiting for their answer to a cancel (see `next`): neither idle nor busy, and ready all the same. */
-  private readonly answering = new Set<QueryProcess>();
+  /**
+   * Processes finishing a query nobody waits for (see `finish`), each with what to do once it is
+   * over, ended or killed: neither idle nor busy, and ready all the same.
+   */
+  private readonly finishing = new Map<QueryProcess, () => void>();
   private sentAheadCount = 0;
   private startFailures = 0;
   private lastStartError = '';
@@ -141,7 +153,7 @@ export class QueryPool implements RunHost {
 
   /** Processes started and ready to take a query. */
   get readyCount(): number {
-    return this.idle.length + this.busy.size + this.answering.size;
+    return this.idle.length + this.busy.size + this.finishing.size;
   }
 
   /**
@@ -193,10 +205,18 @@ export class QueryPool implements RunHost {
     this.dispatch();
   }
 
-  kill(run: QueryRun, process: QueryProcess): void {
+  abandon(run: QueryRun, process: QueryProcess): void {
     this.busy.delete(process);
-    this.leave(run);
-    void process.kill();
+    const left = finishGraceMs - (performance.now() - (run.times.startedAt ?? 0));
+    if (left <= 0 || process.gone) {
+      this.leave(run);
+      void process.kill();
+      return;
+    }
+    // A process whose output was paused (its client was slow) would never end its query.
+    process.resumeOutput();
+    // Its key's slot is held until it ends: a key cannot hold more processes by leaving its queries.
+    this.finish(process, left, () => this.leave(run));
   }
 
   unqueue(run: QueryRun): void {
@@ -328,8 +348,7 @@ export class QueryPool implements RunHost {
   /**
    * A process is done with its query: it starts the one sent ahead to it, or waits for its answer to
    * a cancel, or is idle. A query taken back that started all the same (the cancel came too late,
-   * as it often does for a small one) has its output dropped until its end; if that has not come
-   * within `longAfterMs`, its process is killed: nobody waits for what it makes.
+   * as it often does for a small one) is let finish (see `finish`).
    */
   private next(process: QueryProcess): void {
     const sent = this.ahead.get(process);
@@ -340,18 +359,30 @@ export class QueryPool implements RunHost {
       this.busy.set(process, sent.run);
       sent.run.start(process, true);
     } else {
-      const started = setTimeout(() => void process.kill(), longAfterMs);
-      this.answering.add(process);
-      process.onFrame = (frame: Frame) => {
-        if (frame.type !== FrameType.skipped && frame.type !== FrameType.end && frame.type !== FrameType.error) return;
-        clearTimeout(started);
-        this.answering.delete(process);
-        this.ahead.delete(process);
-        process.onFrame = () => {};
-        this.idle.push(process);
-        this.dispatch();
-      };
+      this.finish(process, finishGraceMs, () => this.ahead.delete(process));
     }
+  }
+
+  /**
+   * Lets `process` end the job it runs, which nobody waits for: its output is dropped until the job's
+   * last frame, then `over` runs and the process goes on to its next job. Not ended within
+   * `withinMs`, it is killed (`over` runs then, from `exited`).
+   */
+  private finish(process: QueryProcess, withinMs: number, over: () => void): void {
+    const timer = setTimeout(() => void process.kill(), withinMs);
+    this.finishing.set(process, () => {
+      clearTimeout(timer);
+      this.finishing.delete(process);
+      process.onFrame = () => {};
+      over();
+    });
+    process.onFrame = (frame: Frame) => {
+      if (frame.type === FrameType.data) relayBuffers.release(frame.payload);
+      if (frame.type !== FrameType.skipped && frame.type !== FrameType.end && frame.type !== FrameType.error) return;
+      this.finishing.get(process)!();
+      this.next(process);
+      this.dispatch();
+    };
   }
 
   /**
@@ -406,7 +437,7 @@ export class QueryPool implements RunHost {
 
   private exited(process: QueryProcess): void {
     this.processes.delete(process);
-    this.answering.delete(process);
+    this.finishing.get(process)?.();
     const sent = this.ahead.get(process)?.run;
     this.ahead.delete(process);
     const i = this.idle.indexOf(process);

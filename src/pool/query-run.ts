@@ -13,8 +13,11 @@ import { Spool, type SpoolOptions } from './spool.js';
 export interface RunHost {
   /** The run is done with this process, which can take another job. */
   release(run: QueryRun, process: QueryProcess): void;
-  /** The run gave up while this process still worked on it: only a kill stops that. */
-  kill(run: QueryRun, process: QueryProcess): void;
+  /**
+   * The run gave up while this process still worked on it: the process is killed (only a kill stops
+   * a query), or let finish one it has only just started (pool.ts says when).
+   */
+  abandon(run: QueryRun, process: QueryProcess): void;
   /** The run waits in the queue no more. */
   unqueue(run: QueryRun): void;
   /** The run has worked long enough to be a long query. */
@@ -215,7 +218,7 @@ export class QueryRun extends Readable implements QueueItem {
     this.workers.clear();
     for (const process of processes) {
       process.onFrame = () => {};
-      this.host.kill(this, process);
+      this.host.abandon(this, process);
     }
     // The kept process runs nothing: it can take another query.
     const kept = this.kept;

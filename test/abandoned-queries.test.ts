@@ -1,0 +1,94 @@
+/**
+ * A query nobody waits for any more (its client left) is let finish when it has only just started,
+ * its output dropped, rather than have its process killed and a new one started: a new process
+ * costs far more than what a small query has left to do. One still working a moment later is
+ * killed, and its key's slot is held until its process is free again. Real query processes.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { test } from 'node:test';
+import { defaults } from '../src/config.js';
+import { QueryPool } from '../src/pool/pool.js';
+import type { QueryJob } from '../src/pool/protocol.js';
+import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { waitFor } from './helpers/cli.js';
+import { childrenRunning } from './helpers/processes.js';
+
+/** One SQLite step that never ends: only killing its process stops it. */
+const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
+
+function startPool(size: number, keyConcurrency: number): QueryPool {
+  return new QueryPool({
+    size,
+    longQueries: size,
+    timeoutMs: 60_000,
+    memoryMb: defaults.queryMemoryMb,
+    tempMb: defaults.queryTempMb,
+    tempDir: path.join(tempDir(), 'tmp'),
+    queue: { keyConcurrency, keyQueue: 16, queueLimit: 200, queueTimeoutMs: 60_000 },
+    spoolResponseMb: 16,
+    spoolTotalMb: 64,
+    rowsPerRange: 0,
+    startingAtOnce: size,
+  });
+}
+
+const file = makeDb(tempDir(), 'numbers.sqlite', 'create table t (x); insert into t values (1), (2), (3);');
+const job = (sql: string): QueryJob => ({ scraperId: 1, file, sql, format: 'json', options: {} });
+const queryProcesses = () => childrenRunning('pool/child.js').sort();
+
+function readAll(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    stream.on('end', () => resolve(text));
+    stream.on('error', reject);
+  });
+}
+
+test('a query whose client leaves as it starts is let finish: its process is kept, and answers the next query', async (t) => {
+  const pool = startPool(1, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  // Sent to the idle process at once, and given up before it can have ended. It is let finish only
+  // if it ends within a moment: three tries, so that one stall of a busy machine cannot decide it.
+  let kept = 0;
+  for (let i = 0; i < 3 && kept === 0; i++) {
+    const before = queryProcesses();
+    const left = pool.run(job('select sum(x) as total from t'), 'alice');
+    left.on('error', () => {});
+    assert.equal(pool.stats().busy, 1);
+    left.destroy();
+    assert.equal(await readAll(pool.run(job('select 5 as five'), 'bob')), '[\n{"five":5}\n]');
+    if (queryProcesses().join() === before.join()) kept += 1;
+  }
+  assert.equal(kept, 1, 'a query given up as it started never had its process replaced');
+});
+
+test('a query whose client left holds its key’s slot until it has ended', async (t) => {
+  const pool = startPool(2, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  const left = pool.run(job('select sum(x) as total from t'), 'alice');
+  left.on('error', () => {});
+  left.destroy();
+  // A process is idle, yet alice's next query waits: her one slot is still the first query's.
+  const next = pool.run(job('select 6 as six'), 'alice');
+  assert.equal(pool.stats().waiting, 1);
+  assert.equal(await readAll(next), '[\n{"six":6}\n]');
+});
+
+test('a query whose client left that does not end within a moment has its process killed and replaced', async (t) => {
+  const pool = startPool(1, 1);
+  t.after(() => pool.close());
+  await pool.ready();
+  const before = queryProcesses();
+  const left = pool.run(job(runaway), 'alice');
+  left.on('error', () => {});
+  left.destroy();
+  // The only process ran the runaway: it answers this only once killed and replaced.
+  assert.equal(await readAll(pool.run(job('select 7 as seven'), 'alice')), '[\n{"seven":7}\n]');
+  await waitFor(() => queryProcesses().length === 1, 10_000);
+  assert.notDeepEqual(queryProcesses(), before);
+});
