@@ -5,50 +5,19 @@
  * killed, and its key's slot is held until its process is free again. Real query processes.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { defaults } from '../src/config.js';
-import { QueryPool } from '../src/pool/pool.js';
 import type { QueryJob } from '../src/pool/protocol.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { waitFor } from './helpers/cli.js';
 import { childrenRunning } from './helpers/processes.js';
-
-/** One SQLite step that never ends: only killing its process stops it. */
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
-
-function startPool(size: number, keyConcurrency: number): QueryPool {
-  return new QueryPool({
-    size,
-    longQueries: size,
-    timeoutMs: 60_000,
-    memoryMb: defaults.queryMemoryMb,
-    tempMb: defaults.queryTempMb,
-    tempDir: path.join(tempDir(), 'tmp'),
-    queue: { keyConcurrency, keyQueue: 16, queueLimit: 200, queueTimeoutMs: 60_000 },
-    spoolResponseMb: 16,
-    spoolTotalMb: 64,
-    rowsPerRange: 0,
-    startingAtOnce: size,
-  });
-}
+import { readAll, runaway, startPool } from './helpers/query-pool.js';
 
 const file = makeDb(tempDir(), 'numbers.sqlite', 'create table t (x); insert into t values (1), (2), (3);');
 const job = (sql: string): QueryJob => ({ scraperId: 1, file, sql, format: 'json', options: {} });
 const queryProcesses = () => childrenRunning('pool/child.js').sort();
 
-function readAll(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    stream.on('end', () => resolve(text));
-    stream.on('error', reject);
-  });
-}
-
 test('a query whose client leaves as it starts is let finish: its process is kept, and answers the next query', async (t) => {
-  const pool = startPool(1, 1);
+  const pool = startPool(1, { keyConcurrency: 1 });
   t.after(() => pool.close());
   await pool.ready();
   // Sent to the idle process at once, and given up before it can have ended. It is let finish only
@@ -67,7 +36,7 @@ test('a query whose client leaves as it starts is let finish: its process is kep
 });
 
 test('a query whose client left holds its key’s slot until it has ended', async (t) => {
-  const pool = startPool(2, 1);
+  const pool = startPool(2, { keyConcurrency: 1 });
   t.after(() => pool.close());
   await pool.ready();
   const left = pool.run(job('select sum(x) as total from t'), 'alice');
@@ -80,7 +49,7 @@ test('a query whose client left holds its key’s slot until it has ended', asyn
 });
 
 test('a query whose client left that does not end within a moment has its process killed and replaced', async (t) => {
-  const pool = startPool(1, 1);
+  const pool = startPool(1, { keyConcurrency: 1 });
   t.after(() => pool.close());
   await pool.ready();
   const before = queryProcesses();

@@ -6,49 +6,17 @@
  * Real query processes, a real data file.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { defaults } from '../src/config.js';
-import { QueryPool } from '../src/pool/pool.js';
 import type { QueryJob } from '../src/pool/protocol.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { waitFor } from './helpers/cli.js';
-
-/** One SQLite step that never ends: only killing its process stops it. */
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
-
-function startPool(startingAtOnce: number, size: number): QueryPool {
-  const dir = tempDir();
-  return new QueryPool({
-    size,
-    longQueries: size,
-    timeoutMs: 60_000,
-    memoryMb: defaults.queryMemoryMb,
-    tempMb: defaults.queryTempMb,
-    tempDir: path.join(dir, 'tmp'),
-    queue: { keyConcurrency: 2, keyQueue: 16, queueLimit: 200, queueTimeoutMs: 60_000 },
-    spoolResponseMb: 16,
-    spoolTotalMb: 64,
-    rowsPerRange: 0,
-    startingAtOnce,
-  });
-}
+import { readAll, runaway, startPool } from './helpers/query-pool.js';
 
 const file = makeDb(tempDir(), 'numbers.sqlite', 'create table t (x); insert into t values (1), (2), (3);');
 const job = (sql: string): QueryJob => ({ scraperId: 1, file, sql, format: 'json', options: {} });
 
-function readAll(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    stream.on('end', () => resolve(text));
-    stream.on('error', reject);
-  });
-}
-
 test('a query waits while as many as allowed have just started, and runs while a slow one keeps working', async (t) => {
-  const pool = startPool(1, 3);
+  const pool = startPool(3, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
 
@@ -72,7 +40,7 @@ test('a query waits while as many as allowed have just started, and runs while a
 });
 
 test('queries queued behind the ones just started all run, in turn, without another arrival to wake them', async (t) => {
-  const pool = startPool(2, 4);
+  const pool = startPool(4, { startingAtOnce: 2 });
   t.after(() => pool.close());
   await pool.ready();
   const keys = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'];
@@ -85,7 +53,7 @@ test('queries queued behind the ones just started all run, in turn, without anot
 });
 
 test('queries sent ahead are each answered with their own rows, in any order of arrival', async (t) => {
-  const pool = startPool(1, 2);
+  const pool = startPool(2, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
   const keys = ['alice', 'bob', 'carol', 'dave'];
@@ -102,7 +70,7 @@ test('queries sent ahead are each answered with their own rows, in any order of 
 });
 
 test('a query sent ahead whose client leaves is not run; the process goes on with the next one', async (t) => {
-  const pool = startPool(1, 1);
+  const pool = startPool(1, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
   // Long enough to still run when the next two arrive, short enough to end.
@@ -122,7 +90,7 @@ test('a query sent ahead whose client leaves is not run; the process goes on wit
 });
 
 test('a query sent ahead to a process that dies is queued again and answered', async (t) => {
-  const pool = startPool(1, 1);
+  const pool = startPool(1, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
   const doomed = pool.run(job(runaway), 'alice');
@@ -135,7 +103,7 @@ test('a query sent ahead to a process that dies is queued again and answered', a
 });
 
 test('a query taken back too late, already started, holds its process a moment at most: it is killed if it goes on', async (t) => {
-  const pool = startPool(1, 1);
+  const pool = startPool(1, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
   const first = pool.run(job('select 1 as one'), 'alice');
