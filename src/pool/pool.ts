@@ -31,7 +31,7 @@ const takeBackAfterMs = 2;
  * and its code cold after (BENCHMARKS.md, seventeenth round), against a query that takes a
  * millisecond or less to end; before, every client leaving during a small query cost that.
  */
-const finishGraceMs = 100;
+export const finishGraceMs = 100;
 /** Of a response's output its client has not taken yet, this much is kept in memory, the rest in a file. */
 const spoolMemoryBytes = 1024 * 1024;
 /**

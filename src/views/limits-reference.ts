@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { settings } from '../config/settings.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { maxDescriptionChars, maxFormBytes } from '../limits/web-forms.js';
+import { finishGraceMs } from '../pool/pool.js';
 import { count } from './text.js';
 
 /** One bound a request meets: what it bounds, its value for a config, and how an operator sets it (Markdown). */
@@ -40,6 +41,11 @@ export const limitDocs: LimitDoc[] = [
     what: 'Time one query may hold its query process: from its start until SQLite has produced its last row, including any wait on a full spool (below); not the time its client takes to read.',
     value: (c) => seconds(c.queryTimeoutMs),
     setWith: flag('queryTimeoutMs'),
+  },
+  {
+    what: "Time a query whose client went away may still hold its query process, counted from the query's start: one that ends within it is let finish, its output dropped (starting a new process costs more); one still working then is stopped, its process killed and replaced. Its key's slot stays taken until its process is free.",
+    value: () => `${count(finishGraceMs)} ms`,
+    setWith: '—',
   },
   {
     what: 'Lifetime of one response, from its first byte: past it the body is cut short (as for any failure after the first byte), however fast or slow the client.',
