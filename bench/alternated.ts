@@ -7,6 +7,7 @@
  * shorter than 2 s of warm-up and 4 s measured: Siphon's small queries, measured 2 s after 1 s of
  * warm-up, answered 1,681 a second against 2,130 in 8 s runs alternated with them.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { cpuBetween, cpuSnapshot, median, type Cores } from './proc-stats.js';
 import type { ServerProcess } from './servers.js';
 import { runLoad, type LoadResult, type LoadSpec } from './wrk.js';
@@ -45,9 +46,28 @@ function combined(slices: Slice[]): MeasuredLoad {
   };
 }
 
-/** Runs each load for a slice in turn, `times` rounds over; answers and problems seen, in the order given. */
+/**
+ * Reads a file through, so that all of it is in the page cache. This machine's host takes back
+ * memory no process has touched for about a minute, the page cache included (DAMON's `pageout`):
+ * a data file read at random by small queries then comes from the disk a page at a time, for up to
+ * a third less throughput (BENCHMARKS.md, seventeenth round), where the ceiling's answer is in memory.
+ */
+function readThrough(file: string): void {
+  const fd = openSync(file, 'r');
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  try {
+    while (readSync(fd, buffer) > 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Runs each load for a slice in turn, `times` rounds over; answers and problems seen, in the order
+ * given. A load's `files` (the data it serves) are read through before each of its slices.
+ */
 export async function alternated(
-  loads: { server: ServerProcess; spec: LoadSpec }[],
+  loads: { server: ServerProcess; spec: LoadSpec; files?: string[] }[],
   workDir: string,
   problems: string[],
   times = rounds,
@@ -57,7 +77,8 @@ export async function alternated(
     // Each round starts one load further on, so that no load always follows the same one.
     for (let k = 0; k < loads.length; k++) {
       const i = (k + round) % loads.length;
-      const { server, spec } = loads[i]!;
+      const { server, spec, files = [] } = loads[i]!;
+      for (const file of files) readThrough(file);
       await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
       const load = await runLoad({ ...spec, seconds: sliceSeconds }, workDir);

@@ -8,10 +8,11 @@
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Catalog } from '../src/scrapers/catalog.js';
+import { scraperDir } from '../src/scrapers/folders.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
 import { measureIsolation } from './fairness.js';
@@ -242,14 +243,19 @@ async function main(): Promise<void> {
     progress(
       `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
     );
+    // The data files the small queries read: Siphon's published copy, and the floor's the fixture itself.
+    const bigDir = scraperDir(dataDir, 'bench', 'big');
+    const siphonFiles = readdirSync(bigDir)
+      .filter((f) => f.endsWith('.sqlite'))
+      .map((f) => path.join(bigDir, f));
     // The ratios are taken against the unchecked ceiling (the higher one); the checked one, measured
     // once after, shows what checking costs wrk.
     const [smallSiphon, revalidations, ceiling, smallFloor, revalidationFloor] = await alternated(
       [
-        { server: siphon, spec: load(siphon.base, {}) },
+        { server: siphon, spec: load(siphon.base, {}), files: siphonFiles },
         { server: siphon, spec: revalidation(siphon.base, etag) },
         { server: bare, spec: load(bare.base, { check: false }) },
-        { server: poolFloor, spec: load(poolFloor.base, {}) },
+        { server: poolFloor, spec: load(poolFloor.base, {}), files: [fixtureFile] },
         { server: checkFloor, spec: revalidation(checkFloor.base, floorSample!.headers.etag!) },
       ],
       workDir,
