@@ -369,7 +369,11 @@ export class QueryPool implements RunHost {
    * `withinMs`, it is killed (`over` runs then, from `exited`).
    */
   private finish(process: QueryProcess, withinMs: number, over: () => void): void {
-    const timer = setTimeout(() => void process.kill(), withinMs);
+    const timer = setTimeout(() => {
+      // Its last frames may still come before it is gone: it must not be given another job.
+      process.onFrame = () => {};
+      void process.kill();
+    }, withinMs);
     this.finishing.set(process, () => {
       clearTimeout(timer);
       this.finishing.delete(process);
