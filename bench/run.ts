@@ -8,11 +8,10 @@
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { scraperDir } from '../src/scrapers/folders.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
 import { measureIsolation } from './fairness.js';
@@ -123,7 +122,7 @@ async function main(): Promise<void> {
     // 1. Fresh data, registered through the catalog before the server starts; one key per client.
     const clientNames = Array.from({ length: connections }, (_, i) => `client${i}`);
     const data = await prepareData(workDir, ['bench', 'exporter0', 'exporter1', ...clientNames]);
-    const { dataDir, fixtureFile, fixtureBytes, fixtureMs, importMs } = data;
+    const { dataDir, fixtureFile, scraperFile, fixtureBytes, fixtureMs, importMs } = data;
     const [key, ...otherKeys] = data.keys as [string, ...string[]];
     const exportKeys = otherKeys.slice(0, 2);
     const clientKeys = otherKeys.slice(2);
@@ -243,16 +242,11 @@ async function main(): Promise<void> {
     progress(
       `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
     );
-    // The data files the small queries read: Siphon's published copy, and the floor's the fixture itself.
-    const bigDir = scraperDir(dataDir, 'bench', 'big');
-    const siphonFiles = readdirSync(bigDir)
-      .filter((f) => f.endsWith('.sqlite'))
-      .map((f) => path.join(bigDir, f));
     // The ratios are taken against the unchecked ceiling (the higher one); the checked one, measured
     // once after, shows what checking costs wrk.
     const [smallSiphon, revalidations, ceiling, smallFloor, revalidationFloor] = await alternated(
       [
-        { server: siphon, spec: load(siphon.base, {}), files: siphonFiles },
+        { server: siphon, spec: load(siphon.base, {}), files: [scraperFile] },
         { server: siphon, spec: revalidation(siphon.base, etag) },
         { server: bare, spec: load(bare.base, { check: false }) },
         { server: poolFloor, spec: load(poolFloor.base, {}), files: [fixtureFile] },

@@ -10,6 +10,8 @@ export interface BenchData {
   dataDir: string;
   /** The fixture as built (the scraper's data is a copy of it). */
   fixtureFile: string;
+  /** The scraper's data as published: the copy Siphon serves. */
+  scraperFile: string;
   fixtureBytes: number;
   fixtureMs: number;
   importMs: number;
@@ -39,10 +41,11 @@ export async function prepareData(
     t = performance.now();
     await catalog.addScraper('bench/big', fixtureFile, { isPrivate: false, description: 'benchmark' });
     const importMs = performance.now() - t;
+    const scraperFile = (await store.findScraper('bench', 'big'))!.data.file;
     // The fixture and its copy (~600 MB) are on disk before anything is timed: left to the kernel,
     // they were written back ~30 s later, in the middle of the exports.
     execFileSync('sync');
-    return { dataDir, fixtureFile, fixtureBytes: statSync(fixtureFile).size, fixtureMs, importMs, keys };
+    return { dataDir, fixtureFile, scraperFile, fixtureBytes: statSync(fixtureFile).size, fixtureMs, importMs, keys };
   } finally {
     await store.close();
   }
