@@ -7,6 +7,7 @@ import { errorForQuery, QueryFailed } from '../src/errors.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { runCli, waitFor } from './helpers/cli.js';
+import { runaway } from './helpers/query-pool.js';
 import { SmallDisk } from './helpers/small-disk.js';
 
 let server: TestServer;
@@ -60,7 +61,7 @@ test('a full queue answers 503 at once; a query waiting past the queue timeout g
     const keys = await Promise.all(['a', 'b', 'c'].map(async (n) => (await busy.catalog.addUser(n)).key));
     await addTinyScraper(busy, 'a/n');
     const at = (k: string, query: string) => dataUrl(busy.base, 'a/n', 'json', { key: k, query });
-    const running = fetch(at(keys[0]!, 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c'));
+    const running = fetch(at(keys[0]!, runaway));
     await waitFor(() => busy.pool.stats().busy === 1, 5000);
     const waiting = fetch(at(keys[1]!, 'select 1'));
     await waitFor(() => busy.pool.stats().waiting === 1, 5000);

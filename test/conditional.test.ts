@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
+import { runaway } from './helpers/query-pool.js';
 import { dataUrl, downloadsFrom, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 
 /** An endless single SQLite step: it can only end at the time limit, with 400. */
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 const plantsQuery = 'select name, height from plants order by name';
 
 let server: TestServer;

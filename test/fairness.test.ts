@@ -3,9 +3,9 @@ import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { waitFor } from './helpers/cli.js';
+import { runaway } from './helpers/query-pool.js';
 
 /** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 /** Rows for ever, as fast as SQLite makes them. */
 const endlessExport = "with recursive c(x) as (select 1 union all select x + 1 from c) select x, printf('%090d', x) as t from c";
 

@@ -4,9 +4,9 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { waitFor } from './helpers/cli.js';
 import { addBigScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { runaway } from './helpers/query-pool.js';
 
 /** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 
 let server: TestServer;
 let key: string;

@@ -16,6 +16,7 @@ import zlib from 'node:zlib';
 import { relayBuffers } from '../src/pool/relay-buffers.js';
 import { waitFor } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
+import { runaway } from './helpers/query-pool.js';
 import { addBigScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 const rows = 200_000;
@@ -137,8 +138,7 @@ test('a query process’s socket folder is removed once the server is connected,
     await addBigScraper(killing, 'alice/big');
     assert.deepEqual(readdirSync(tmp), [], 'nothing left once ready');
     setTmpdir(tmp);
-    const endless = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
-    const res = await fetch(dataUrl(killing.base, 'alice/big', 'json', { key: alice, query: endless }));
+    const res = await fetch(dataUrl(killing.base, 'alice/big', 'json', { key: alice, query: runaway }));
     assert.equal(res.status, 400); // past its time limit: its process killed, another started
     await waitFor(() => killing.pool.stats().ready === 2, 10_000);
     assert.deepEqual(readdirSync(tmp), [], 'nothing left once replaced');
@@ -157,8 +157,7 @@ test('a query process that cannot make its socket’s folder is a failed start, 
     const alice = (await server.catalog.addUser('alice')).key;
     await addBigScraper(server, 'alice/big');
     setTmpdir(path.join(dataDir, 'no-such-folder'));
-    const endless = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
-    const killed = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: endless }));
+    const killed = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: runaway }));
     assert.equal(killed.status, 400);
     // Its replacement cannot start, again and again; the other process answers meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 800));

@@ -17,6 +17,7 @@ import {
 } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { childrenRunning, isRunning, working } from './helpers/processes.js';
+import { runaway } from './helpers/query-pool.js';
 import { dataUrl } from './helpers/server.js';
 
 /** What one client request came to. `complete` means a status was received and the body was read to its end. */
@@ -318,7 +319,6 @@ test('SIGKILL: the query processes die with the server, one deep in a runaway qu
     server.child.kill('SIGKILL');
   });
   // One SQLite step that never ends: its process reads nothing, so it cannot see its server go.
-  const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
   const call = fetch(dataUrl(server.base, 'alice/numbers', 'json', { key, query: runaway })).catch(() => undefined);
   const queryProcesses = () => childrenRunning('pool/child.js', server.child.pid!);
   await waitFor(async () => (await working(queryProcesses(), 200)).length === 1, 20_000);

@@ -3,8 +3,8 @@ import { after, before, test } from 'node:test';
 import { makeDb } from '../helpers/fixture-db.js';
 import { addTinyScraper, dataUrl, startServer, type TestServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/cli.js';
+import { runaway } from '../helpers/query-pool.js';
 
-const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 const tableCount = 150;
 
 let server: TestServer;
