@@ -242,8 +242,8 @@ async function main(): Promise<void> {
     progress(
       `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
     );
-    // The ratios are taken against the unchecked ceiling (the higher one); the checked one, measured
-    // once after, shows what checking costs wrk.
+    // The ratios are taken against the unchecked ceiling, measured in the same minutes; the checked
+    // one, measured once after, shows what checking costs wrk (it can come out higher, on a faster minute).
     const [smallSiphon, revalidations, ceiling, smallFloor, revalidationFloor] = await alternated(
       [
         { server: siphon, spec: load(siphon.base, {}), files: [scraperFile] },
