@@ -56,8 +56,11 @@ test('a query whose client left that does not end within a moment has its proces
   const left = pool.run(job(runaway), 'alice');
   left.on('error', () => {});
   left.destroy();
+  // Until it is killed, its process is let finish: busy, never counted free.
+  assert.equal(pool.stats().busy, 1, 'a process finishing a query nobody waits for is busy');
   // The only process ran the runaway: it answers this only once killed and replaced.
   assert.equal(await readAll(pool.run(job('select 7 as seven'), 'alice')), '[\n{"seven":7}\n]');
   await waitFor(() => queryProcesses().length === 1, 10_000);
   assert.notDeepEqual(queryProcesses(), before);
+  assert.equal(pool.stats().busy, 0);
 });

@@ -157,15 +157,16 @@ export class QueryPool implements RunHost {
   }
 
   /**
-   * What the pool is doing now: processes running a query, queries waiting (in the queue, or sent
-   * ahead to a process), long and parked ones; and how many queries it has sent ahead so far.
+   * What the pool is doing now: processes running a query (one whose client left included: its
+   * process is not free until it ends), queries waiting (in the queue, or sent ahead to a process),
+   * long and parked ones; and how many queries it has sent ahead so far.
    */
   stats(): { ready: number; busy: number; waiting: number; long: number; parked: number; sentAhead: number } {
     let sent = 0;
     for (const { run } of this.ahead.values()) if (run) sent += 1;
     return {
       ready: this.readyCount,
-      busy: this.busy.size,
+      busy: this.busy.size + this.finishing.size,
       waiting: this.queue.waiting + sent,
       long: this.long.size,
       parked: this.parked.length,
