@@ -232,7 +232,7 @@ export function printReport(r: Results): void {
       (m.busyAtStart > busyMachine ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
     `data: ${n(s.rows)} rows × 8 columns, ${n(s.fixtureBytes / 1e6)} MB; server: bin/siphon serve ${s.serverFlags.join(' ')} (every other limit at its default: ` +
       `2 queries at once per key, query processes 2 × cores + 2); load: wrk, ${s.connections} connections, ${s.wrkThreads} threads, one key per connection, ` +
-      `${s.rounds} rounds of each server in turn, ${s.warmupSeconds} s warm-up then ${s.sliceSeconds} s measured each, the data file of small queries read through before each of their slices; exports: ${s.runs === 1 ? 'one run each' : `identity the median of ${s.runs} runs, each right after its baseline; compressed one run each`}`,
+      `${s.rounds} rounds of each server in turn, ${s.warmupSeconds} s warm-up then ${s.sliceSeconds} s measured each, the data file of small queries read through before each of their slices; exports: ${s.runs === 1 ? 'one run each' : `the median of ${s.runs} runs each, an identity one right after its baseline`}`,
     '',
     table(['measure', 'Siphon', 'baseline (same run)', 'ratio', 'target', ''], rows(r)),
     '',
