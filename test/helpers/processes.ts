@@ -40,13 +40,13 @@ export function runToEnd(
  * A process's state letter (`R`, `S`, `Z` for a zombie…), parent and CPU time so far (user and
  * system, in clock ticks), from /proc; undefined once it is gone.
  */
-function procStat(pid: number): { state: string; ppid: number; cpuTicks: number } | undefined {
+function procStat(pid: number): { state: string; ppid: number; cpuTicks: number; policy: number } | undefined {
   try {
     // The command name (2nd field, in parentheses) may hold spaces: fields are counted after it.
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat(5), utime and stime, are the 12th and 13th after the name.
-    return { state: fields[0]!, ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+    // Fields 14 and 15 of stat(5), utime and stime, are the 12th and 13th after the name; field 41, the scheduling policy, the 39th.
+    return { state: fields[0]!, ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]), policy: Number(fields[38]) };
   } catch {
     return undefined;
   }
@@ -60,6 +60,14 @@ export async function working(pids: readonly number[], ms: number): Promise<numb
     const [was, now] = [before.get(pid), procStat(pid)?.cpuTicks];
     return was !== undefined && now !== undefined && now > was;
   });
+}
+
+/** Linux's scheduling policies, as /proc/PID/stat numbers them. */
+export const schedulingPolicies = { normal: 0, batch: 3 } as const;
+
+/** The process's scheduling policy (`schedulingPolicies`); undefined once it is gone. */
+export function schedulingPolicy(pid: number): number | undefined {
+  return procStat(pid)?.policy;
 }
 
 /** Whether the process is still running (an exited process nobody has reaped yet, a zombie, is not). */
