@@ -40,8 +40,8 @@ const execNode = 'if command -v setpriv >/dev/null 2>&1; then exec setpriv --pde
  * its core at once. What these processes do (a query, an import) is work the server hands out and
  * waits for; the server's own thread answers every client, and a query process woken with a job
  * took its core from it 0.4 times per small query. Measured in the bench's small-query load on 2
- * cores, alternated: 7,765 against 6,807 and 8,950 against 8,138 queries a second, fewer µs per
- * query in the server and in the query processes (BENCHMARKS.md, eighteenth round). Any user may
+ * cores, in four alternated pairs: 7–14 % more a second, fewer µs per query in the server and in
+ * the query processes (BENCHMARKS.md, eighteenth round). Any user may
  * ask it for its own processes; where `chrt` is missing or refused, they run as before.
  */
 const batchPolicy = '{ chrt --batch --pid 0 $$ >/dev/null 2>&1 || true; }';
