@@ -8,7 +8,6 @@ import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { runaway } from './helpers/query-pool.js';
 import { dataUrl, downloadsFrom, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 
-/** An endless single SQLite step: it can only end at the time limit, with 400. */
 const plantsQuery = 'select name, height from plants order by name';
 
 let server: TestServer;

@@ -5,7 +5,6 @@ import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } 
 import { waitFor } from './helpers/cli.js';
 import { runaway } from './helpers/query-pool.js';
 
-/** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
 /** Rows for ever, as fast as SQLite makes them. */
 const endlessExport = "with recursive c(x) as (select 1 union all select x + 1 from c) select x, printf('%090d', x) as t from c";
 

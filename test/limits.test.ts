@@ -6,8 +6,6 @@ import { waitFor } from './helpers/cli.js';
 import { addBigScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { runaway } from './helpers/query-pool.js';
 
-/** An endless single SQLite step: one `sqlite3_step` that never returns a row. */
-
 let server: TestServer;
 let key: string;
 

@@ -13,20 +13,19 @@ import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { childrenRunning, schedulingPolicies, schedulingPolicy } from './helpers/processes.js';
 import { readAll, startPool } from './helpers/query-pool.js';
 
-/** A script that tells its parent its own scheduling policy, then ends. */
-const reporter = path.join(tempDir(), 'report-policy.cjs');
-writeFileSync(
-  reporter,
-  "const stat = require('fs').readFileSync('/proc/self/stat', 'utf8');\n" +
-    "process.send(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]), () => process.exit(0));\n",
-);
+/** A script that tells its parent it has started, then waits (its IPC channel keeps it alive). */
+const started = path.join(tempDir(), 'say-started.cjs');
+writeFileSync(started, "process.send('started');\n");
 
-/** The policy a process started by spawnLimited (with `env` for its shell) says it runs under. */
-function policyOfStarted(env?: Record<string, string>): Promise<number> {
-  const { proc } = spawnLimited(reporter, { memoryMb: 2048, env });
+/** The policy a process started by spawnLimited (with `env` for its shell) runs under, read from /proc. */
+function policyOfStarted(env?: Record<string, string>): Promise<number | undefined> {
+  const { proc } = spawnLimited(started, { memoryMb: 2048, env });
   return new Promise((resolve, reject) => {
-    proc.once('message', (policy: number) => resolve(policy));
-    proc.once('exit', (code) => reject(new Error(`exited (${code}) before it said its policy`)));
+    proc.once('message', () => {
+      resolve(schedulingPolicy(proc.pid!));
+      proc.kill('SIGKILL');
+    });
+    proc.once('exit', (code) => reject(new Error(`exited (${code}) before it said it had started`)));
   });
 }
 
