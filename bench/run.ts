@@ -20,9 +20,9 @@ import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smal
 import { prepareData } from './setup.js';
 import { chain, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
-import { cpuBetween, cpuSnapshot, machineBusy, median, MemorySampler } from './proc-stats.js';
+import { cpuBetween, cpuSnapshot, machineBusy, median, MemorySampler, type Cores } from './proc-stats.js';
 import { alternated, rounds, sliceSeconds, warmupSeconds } from './alternated.js';
-import { printReport, type ExportFigures, type Results } from './report.js';
+import { exportTargets, printReport, type ExportFigures, type Results } from './report.js';
 import {
   dataPath,
   repoRoot,
@@ -36,15 +36,20 @@ import {
 import { checkWrk, type LoadSpec } from './wrk.js';
 
 /**
- * `--runs N`: every export measured N times (the median of them compared), an identity one each
- * time right after its baseline; 3 by default, as one run of each moved by a quarter from one
+ * `--runs N`: every export measured up to N times (the median of them compared), an identity one
+ * each time right after its baseline; 3 by default, as one run of each moved by a quarter from one
  * minute to the next on this machine. Compressed exports were measured once each until the
  * eighteenth round: one slow minute then decided a ratio that sits near its target (json's gzip:
- * 0.47× and 0.48× in two runs where ndjson's, the same work, was 0.52× and 0.53×).
+ * 0.47× and 0.48× in two runs where ndjson's, the same work, was 0.52× and 0.53×). An export whose
+ * ratio is `decidedBy` or more away from its target, either way, is not measured again: a second run
+ * would not move it across the line, and on a machine four times slower than the eighteenth
+ * round's, three runs of every export took the bench past five minutes (390 s).
  */
 const runsFlag = process.argv.indexOf('--runs');
 const runs = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
 if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
+/** How far from its target, as a share of it, an export's ratio is taken as decided after one run (see `runs`). */
+const decidedBy = 0.25;
 const firstRowSql = `select * from ${fixtureTable} order by title limit 1`;
 const runawaySql = 'with recursive c(x) as (select 1 union all select x+1 from c) select count(*) from c';
 const killTimeoutMs = 200;
@@ -85,16 +90,17 @@ function sqliteCli(mode: 'json' | 'csv', file: string, sql: string): Promise<num
   });
 }
 
-/** Lines an export of all rows must have: json is `[` … `]` with a row a line, csv has its header line. */
-function expectedLines(format: string): number {
-  return format === 'ndjson' ? fixtureRows : fixtureRows + 1;
+/** Lines an export of `rows` rows must have: json is `[` … `]` with a row a line, csv has its header line. */
+function expectedLines(format: string, rows: number): number {
+  return format === 'ndjson' ? rows : rows + 1;
 }
 
-function checkExport(what: string, r: ExportAnswer, format: string): string[] {
+function checkExport(what: string, r: ExportAnswer, format: string, rows = fixtureRows): string[] {
   const problems: string[] = [];
   if (r.status !== 200) problems.push(`${what}: status ${r.status}`);
   if (!r.complete) problems.push(`${what}: body cut short (${r.error ?? 'no reason'}) after ${r.bytes} bytes`);
-  if (r.newlines !== expectedLines(format)) problems.push(`${what}: ${r.newlines} line breaks, expected ${expectedLines(format)}`);
+  if (r.newlines !== expectedLines(format, rows))
+    problems.push(`${what}: ${r.newlines} line breaks, expected ${expectedLines(format, rows)}`);
   return problems;
 }
 
@@ -144,23 +150,33 @@ async function main(): Promise<void> {
     const cold = await exportOnce(url('json', exportSql), 'identity');
     problems.push(...checkExport('json (first, from cold)', cold, 'json'));
     const coldGrowthMb = coldSampler.stop().growthMb;
-    // Every query process runs every format once before anything is timed, as in a server that has
-    // been up a while: three exports at once, from three keys, each over two processes, take the six
-    // Siphon starts on 2 cores. A process's first export of a format ran 30-40 % slower than its
-    // next ones (V8 compiling the encoder, the heap growing).
+    // Every query process runs every format before anything is timed, as in a server that has been
+    // up a while: six queries of a quarter of the table at once, two from each of three keys, take
+    // the six processes Siphon starts on 2 cores. A process's first export of a format ran 30-40 %
+    // slower than its next ones (V8 compiling the encoder, the heap growing). Until the nineteenth
+    // round each format was exported whole three times at once, each over two processes: the same
+    // warmth for twice the rows (36 s of a bench that must end within five minutes, on a slow machine).
+    const warmUpSql = `${exportSql} limit ${fixtureRows / 4}`;
     for (const format of ['json', 'csv', 'ndjson'] as const) {
-      const warmups = await Promise.all([key, ...exportKeys].map((k) => exportOnce(url(format, exportSql, k), 'identity')));
-      for (const r of warmups) problems.push(...checkExport(`${format} warm-up`, r, format));
+      const sent = [key, ...exportKeys].flatMap((k) => [k, k]).map((k) => exportOnce(url(format, warmUpSql, k), 'identity'));
+      for (const r of await Promise.all(sent)) problems.push(...checkExport(`${format} warm-up`, r, format, fixtureRows / 4));
     }
-    progress(`warm-up: the first json export (server rss +${coldGrowthMb.toFixed(0)} MB), then each format three times at once`);
+    progress(
+      `warm-up: the first json export (server rss +${coldGrowthMb.toFixed(0)} MB), then each format on a quarter of the table six times at once`,
+    );
     const exports: ExportFigures[] = [];
     for (const format of ['json', 'csv', 'ndjson'] as const) {
+      const identityMs: number[] = [];
       for (const coding of ['identity', 'gzip', 'br'] as const) {
-        const ms: number[] = [];
+        const ms = coding === 'identity' ? identityMs : [];
         let bytes = 0;
         let growthMb = 0;
         let ok = true;
-        for (let i = 0; i < runs; i++) {
+        let cores: Cores = { main: 0, queryProcesses: 0 };
+        // Its ratio from the medians so far: against sqlite3's for identity, against identity's when compressed.
+        const ratio = () => median(coding === 'identity' ? baselineMs[format] : identityMs) / median(ms);
+        const target = coding === 'identity' ? exportTargets[format] : exportTargets.compressed;
+        for (let i = 0; i < runs && (i === 0 || Math.abs(ratio() / target - 1) < decidedBy); i++) {
           if (coding === 'identity') {
             const mode = format === 'csv' ? 'csv' : 'json';
             baselineMs[format].push(await sqliteCli(mode, fixtureFile, exportSql));
@@ -169,7 +185,7 @@ async function main(): Promise<void> {
           const sampler = new MemorySampler(siphon.pid);
           const cpu0 = cpuSnapshot(siphon.pid);
           const r = await exportOnce(url(format, exportSql), coding);
-          const cores = cpuBetween(cpu0, cpuSnapshot(siphon.pid));
+          cores = cpuBetween(cpu0, cpuSnapshot(siphon.pid));
           const memory = sampler.stop();
           const failures = checkExport(`${format} ${coding}`, r, format);
           problems.push(...failures);
@@ -181,19 +197,18 @@ async function main(): Promise<void> {
             `${format} ${coding}: ${r.ms.toFixed(0)} ms, ${(r.bytes / 1e6).toFixed(0)} MB, server rss +${memory.growthMb.toFixed(0)} MB, ` +
               `cores ${cores.main.toFixed(2)} main / ${cores.queryProcesses.toFixed(2)} query${failures.length ? ' FAILED' : ''}`,
           );
-          if (i === runs - 1)
-            exports.push({
-              format,
-              coding,
-              ok,
-              ms: median(ms),
-              rowsPerSec: fixtureRows / (median(ms) / 1000),
-              bytes,
-              growthMb,
-              cores,
-              runsMs: ms,
-            });
         }
+        exports.push({
+          format,
+          coding,
+          ok,
+          ms: median(ms),
+          rowsPerSec: fixtureRows / (median(ms) / 1000),
+          bytes,
+          growthMb,
+          cores,
+          runsMs: ms,
+        });
       }
     }
 
@@ -353,6 +368,7 @@ async function main(): Promise<void> {
         fixtureMs,
         importMs,
         runs,
+        decidedBy,
         serverFlags,
         connections,
         wrkThreads,
