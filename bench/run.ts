@@ -156,10 +156,11 @@ async function main(): Promise<void> {
     // slower than its next ones (V8 compiling the encoder, the heap growing). Until the nineteenth
     // round each format was exported whole three times at once, each over two processes: the same
     // warmth for twice the rows (36 s of a bench that must end within five minutes, on a slow machine).
-    const warmUpSql = `${exportSql} limit ${fixtureRows / 4}`;
+    const warmUpRows = fixtureRows / 4;
+    const warmUpSql = `${exportSql} limit ${warmUpRows}`;
     for (const format of ['json', 'csv', 'ndjson'] as const) {
       const sent = [key, ...exportKeys].flatMap((k) => [k, k]).map((k) => exportOnce(url(format, warmUpSql, k), 'identity'));
-      for (const r of await Promise.all(sent)) problems.push(...checkExport(`${format} warm-up`, r, format, fixtureRows / 4));
+      for (const r of await Promise.all(sent)) problems.push(...checkExport(`${format} warm-up`, r, format, warmUpRows));
     }
     progress(
       `warm-up: the first json export (server rss +${coldGrowthMb.toFixed(0)} MB), then each format on a quarter of the table six times at once`,
