@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { maxAhead } from '../src/pool/pool.js';
 import type { QueryJob } from '../src/pool/protocol.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { waitFor } from './helpers/cli.js';
@@ -36,6 +37,27 @@ test('a query waits while as many as allowed have just started, and runs while a
   assert.equal(await readAll(fast), '[\n{"total":6}\n]');
   assert.equal(slow.times.endedAt, undefined, 'the runaway still runs');
   assert.equal(pool.stats().busy, 1);
+  slow.destroy();
+});
+
+test('a slow query frees every query sent ahead to its process: they run in another, each with its own rows', async (t) => {
+  const pool = startPool(2, { startingAtOnce: 1 });
+  t.after(() => pool.close());
+  await pool.ready();
+  const slow = pool.run(job(runaway), 'alice');
+  slow.on('error', () => {}); // destroyed at the end
+  const keys = Array.from({ length: maxAhead + 1 }, (_, i) => `key${i}`);
+  const before = performance.now();
+  const fast = keys.map((key, i) => pool.run(job(`select ${i} as n`), key));
+  const elapsed = performance.now() - before;
+  // As many as a process takes ahead wait in the runaway's, the last one in the queue.
+  if (elapsed < 10) assert.deepEqual(pool.stats(), { ready: 2, busy: 1, waiting: maxAhead + 1, long: 0, parked: 0, sentAhead: maxAhead });
+  else t.diagnostic(`stalled ${elapsed.toFixed(1)} ms between calls: the waiting was not observed`);
+  assert.deepEqual(
+    await Promise.all(fast.map(readAll)),
+    keys.map((_, i) => `[\n{"n":${i}}\n]`),
+  );
+  assert.equal(slow.times.endedAt, undefined, 'the runaway still runs');
   slow.destroy();
 });
 
@@ -95,11 +117,11 @@ test('a query sent ahead to a process that dies is queued again and answered', a
   await pool.ready();
   const doomed = pool.run(job(runaway), 'alice');
   doomed.on('error', () => {});
-  const waiting = pool.run(job('select 8 as eight'), 'bob');
-  assert.equal(pool.stats().sentAhead, 1);
-  // Its client left: the runaway's process is killed, with the query sent ahead to it.
+  const waiting = ['bob', 'carol', 'dave'].map((key, i) => pool.run(job(`select ${i} as n`), key));
+  assert.equal(pool.stats().sentAhead, 3);
+  // Its client left: the runaway's process is killed, with the queries sent ahead to it.
   doomed.destroy();
-  assert.equal(await readAll(waiting), '[\n{"eight":8}\n]');
+  assert.deepEqual(await Promise.all(waiting.map(readAll)), ['[\n{"n":0}\n]', '[\n{"n":1}\n]', '[\n{"n":2}\n]']);
 });
 
 test('a query taken back too late, already started, holds its process a moment at most: it is killed if it goes on', async (t) => {
@@ -109,7 +131,9 @@ test('a query taken back too late, already started, holds its process a moment a
   const first = pool.run(job('select 1 as one'), 'alice');
   const late = pool.run(job(runaway), 'bob');
   late.on('error', () => {});
-  assert.equal(pool.stats().sentAhead, 1);
+  // Sent ahead behind the runaway, and answered all the same.
+  const behind = pool.run(job('select 10 as ten'), 'dave');
+  assert.equal(pool.stats().sentAhead, 2);
   // This thread is busy while the process answers the first query and starts the runaway: the
   // cancel comes too late, and the runaway's process must be killed for the next query to run.
   const until = performance.now() + 300;
@@ -119,4 +143,5 @@ test('a query taken back too late, already started, holds its process a moment a
   // Its process, running what nobody waits for until it is killed, is still one of the pool's.
   assert.equal(pool.stats().ready, 1);
   assert.equal(await readAll(pool.run(job('select 9 as nine'), 'carol')), '[\n{"nine":9}\n]');
+  assert.equal(await readAll(behind), '[\n{"ten":10}\n]');
 });
