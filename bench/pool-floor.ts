@@ -1,9 +1,11 @@
 /**
  * The floor of small queries on this machine: bare node:http and `processes` child processes, each
  * running the query's SQL with better-sqlite3 and answering its rows as `JSON.stringify` text, one
- * query at a time per process, the next request waiting for an idle one. Nothing else: no key, no
- * checks, no fairness, no limits, no log, no download. What Siphon answers per second can only be
- * less; the bench compares both with the same ceiling.
+ * query at a time per process, with as many more sent ahead to it as Siphon's pool sends
+ * (`maxAhead`): a process that always has its next query does not sleep between them. The next
+ * request waits for a process with room. Nothing else: no key, no checks, no fairness, no limits, no
+ * log, no download. What Siphon answers per second can only be less; the bench compares both with
+ * the same ceiling.
  *
  * `node pool-floor.js FILE PROCESSES` serves; its children are this file with `--child FILE`.
  */
@@ -11,6 +13,7 @@ import Database from 'better-sqlite3';
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { maxAhead } from '../src/pool/pool.js';
 
 interface Job {
   id: number;
@@ -26,29 +29,32 @@ function child(file: string): void {
 }
 
 function serve(file: string, processes: number): void {
-  const idle: ChildProcess[] = [];
+  /** A process for each query it may take more: it runs one and holds `maxAhead`. */
+  const room: ChildProcess[] = [];
   const waiting: { sql: string; res: http.ServerResponse }[] = [];
   const answering = new Map<number, http.ServerResponse>();
   let nextId = 0;
   const dispatch = () => {
-    while (idle.length > 0 && waiting.length > 0) {
+    while (room.length > 0 && waiting.length > 0) {
       const { sql, res } = waiting.shift()!;
       const id = nextId++;
       answering.set(id, res);
-      idle.pop()!.send({ id, sql } satisfies Job);
+      room.shift()!.send({ id, sql } satisfies Job);
     }
   };
-  for (let i = 0; i < processes; i++) {
+  const children = Array.from({ length: processes }, () => {
     const c = fork(fileURLToPath(import.meta.url), ['--child', file]);
     c.on('message', ({ id, body }: { id: number; body: string }) => {
       const res = answering.get(id)!;
       answering.delete(id);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
-      idle.push(c);
+      room.push(c);
       dispatch();
     });
-    idle.push(c);
-  }
+    return c;
+  });
+  // In turns, so that a few requests go to as many processes.
+  for (let i = 0; i <= maxAhead; i++) room.push(...children);
   const server = http.createServer((req, res) => {
     waiting.push({ sql: new URL(req.url!, 'http://floor').searchParams.get('query') ?? '', res });
     dispatch();

@@ -71,8 +71,8 @@ export interface Results {
     ceiling: MeasuredLoad;
     checkedCeiling: MeasuredLoad;
     revalidations: MeasuredLoad;
-    /** pool-floor.ts: node:http and `processes` child processes running the SQL, nothing else. */
-    smallFloor: MeasuredLoad & { processes: number };
+    /** pool-floor.ts: node:http and `processes` child processes running the SQL, nothing else, each sent up to `ahead` more queries. */
+    smallFloor: MeasuredLoad & { processes: number; ahead: number };
     /** revalidation-floor.ts: the least every data call does, then a 304. */
     revalidationFloor: MeasuredLoad;
   };
@@ -131,7 +131,7 @@ export function rows(r: Results): Row[] {
       0.5,
     ),
     [
-      `the floor of small queries: node:http + ${s.smallFloor.processes} processes running the SQL, nothing else`,
+      `the floor of small queries: node:http + ${s.smallFloor.processes} processes running the SQL (up to ${s.smallFloor.ahead} more sent ahead to each), nothing else`,
       rps(s.smallFloor),
       `the same ceiling: ${n(s.ceiling.perSecond)} req/s`,
       x(s.smallFloor.perSecond / s.ceiling.perSecond),

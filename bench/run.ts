@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { maxAhead } from '../src/pool/pool.js';
 import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
@@ -391,7 +392,7 @@ async function main(): Promise<void> {
         ceiling,
         checkedCeiling,
         revalidations,
-        smallFloor: { ...smallFloor, processes: floorProcesses },
+        smallFloor: { ...smallFloor, processes: floorProcesses, ahead: maxAhead },
         revalidationFloor,
       },
       isolation,
