@@ -186,7 +186,7 @@ export class QueryPool implements RunHost {
    */
   stats(): { ready: number; busy: number; waiting: number; long: number; parked: number; sentAhead: number } {
     let sent = 0;
-    for (const [, { run }] of this.allSent()) if (run) sent += 1;
+    for (const waiting of this.ahead.values()) for (const { run } of waiting.sent) if (run) sent += 1;
     return {
       ready: this.readyCount,
       busy: this.busy.size + this.finishing.size,
@@ -245,12 +245,15 @@ export class QueryPool implements RunHost {
 
   unqueue(run: QueryRun): void {
     if (this.queue.remove(run)) return;
-    for (const [process, sent] of this.allSent()) {
-      if (sent.run !== run) continue;
-      // Sent ahead and not started: taken back, its slot free.
-      this.takeBack(process, sent);
-      this.queue.finished(run);
-      return;
+    // Every run that ends comes here: plain loops, which allocate nothing.
+    for (const [process, waiting] of this.ahead) {
+      for (const sent of waiting.sent) {
+        if (sent.run !== run) continue;
+        // Sent ahead and not started: taken back, its slot free.
+        this.takeBack(process, sent);
+        this.queue.finished(run);
+        return;
+      }
     }
   }
 
@@ -320,20 +323,16 @@ export class QueryPool implements RunHost {
     this.sendAhead();
   }
 
-  /** Every query sent ahead, with its process, oldest process first. */
-  private *allSent(): Generator<[QueryProcess, Sent]> {
-    for (const [process, { sent }] of this.ahead) for (const one of sent) yield [process, one];
-  }
-
   /**
    * The query sent ahead the longest ago, taken back from its process (its key's slot kept); or, if
    * that process's query has not worked `takeBackAfterMs` yet, how long until it has; undefined if
    * none waits.
    */
   private takeBackSent(): QueryRun | number | undefined {
-    for (const [process, sent] of this.allSent()) {
-      const { run } = sent;
-      if (!run) continue;
+    for (const [process, waiting] of this.ahead) {
+      const sent = waiting.sent.find((one) => one.run);
+      if (!sent) continue;
+      const run = sent.run!;
       const worked = performance.now() - (this.busy.get(process)?.times.startedAt ?? 0);
       if (worked < takeBackAfterMs) return takeBackAfterMs - worked;
       this.takeBack(process, sent);
