@@ -353,10 +353,12 @@ export class QueryPool implements RunHost {
         const run = this.queue.next((r) => r.mayGoAhead);
         if (!run) break;
         waiting.sent.push({ run, id: run.sendAhead(process), at: now });
-        this.ahead.set(process, waiting);
         this.sentAheadCount += 1;
       }
-      if (waiting.sent.length > 0) waiting.timer ??= this.watch(process, waiting, startingMs);
+      if (waiting.sent.length > 0) {
+        this.ahead.set(process, waiting);
+        waiting.timer ??= this.watch(process, waiting, startingMs);
+      }
       if (this.queue.waiting === 0) return;
     }
   }
@@ -386,7 +388,12 @@ export class QueryPool implements RunHost {
       taken.push(one.run);
       this.takeBack(process, one);
     }
-    for (const run of taken.reverse()) this.queue.requeue(run);
+    this.requeueInOrder(taken);
+  }
+
+  /** Queues again queries that were sent ahead, first of their keys', in the order they were sent. */
+  private requeueInOrder(runs: QueryRun[]): void {
+    for (let i = runs.length - 1; i >= 0; i--) this.queue.requeue(runs[i]!);
     this.dispatch();
   }
 
@@ -519,10 +526,7 @@ export class QueryPool implements RunHost {
     }
     if (!process.stopped && Date.now() - process.startedAt < quickDeathMs) setTimeout(() => this.closing || this.spawn(), respawnDelayMs);
     else this.spawn();
-    // Sent ahead, they never started: they wait again, first of their keys', in the order sent.
-    if (sent.length > 0) {
-      for (const run of sent.reverse()) this.queue.requeue(run);
-      this.dispatch();
-    }
+    // Sent ahead, they never started: they wait again.
+    if (sent.length > 0) this.requeueInOrder(sent);
   }
 }
