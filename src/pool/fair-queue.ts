@@ -18,21 +18,35 @@ export interface QueueItem {
   fail(error: QueryFailed): void;
 }
 
+/** A key with items waiting or running, linked in turn order. */
 interface KeyState<T> {
+  readonly key: string;
   waiting: T[];
+  /** When each waiting item's wait ends (performance.now()), in the order of `waiting`. */
+  deadlines: number[];
   running: number;
+  before: KeyState<T> | undefined;
+  after: KeyState<T> | undefined;
 }
 
 /**
  * Decides which waiting item runs next, fairly between keys: keys take turns (round-robin), and a
  * key never has more than `keyConcurrency` items running. One key's backlog therefore delays
  * another key by at most one turn. Items wait at most `queueTimeoutMs`.
+ *
+ * Every query passes through here, so nothing here allocates per item: keys' turn order is a list
+ * linked through their states (a key moved to the back is relinked, where moving it in a Map's order
+ * deleted and added an entry each time, and giving one back its turn rebuilt the Map), and one timer
+ * watches every wait, not one per item (BENCHMARKS.md, twenty-first round).
  */
 export class FairQueue<T extends QueueItem> {
-  /** Keys with items waiting or running, in turn order: the next turn goes to the first eligible one. */
   private readonly keys = new Map<string, KeyState<T>>();
-  private readonly timers = new Map<T, NodeJS.Timeout>();
+  /** Turn order: the next turn goes to the first eligible key from `first` on. */
+  private first: KeyState<T> | undefined;
+  private last: KeyState<T> | undefined;
   private waitingCount = 0;
+  /** Set while items wait: fires at the earliest end of a wait (see `expire`). */
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly limits: FairQueueLimits) {}
 
@@ -42,14 +56,18 @@ export class FairQueue<T extends QueueItem> {
 
   /** Queues an item, or throws QueryFailed when its key's queue or the whole queue is full. */
   enqueue(item: T): void {
-    const state = this.keys.get(item.key) ?? { waiting: [], running: 0 };
-    if (state.waiting.length >= this.limits.keyQueue) {
+    let state = this.keys.get(item.key);
+    if (state && state.waiting.length >= this.limits.keyQueue) {
       throw new QueryFailed({ kind: 'key-busy', running: state.running, waiting: state.waiting.length });
     }
     if (this.waitingCount >= this.limits.queueLimit) throw new QueryFailed({ kind: 'busy' });
+    if (!state) {
+      state = { key: item.key, waiting: [], deadlines: [], running: 0, before: undefined, after: undefined };
+      this.keys.set(item.key, state);
+      this.link(state);
+    }
     state.waiting.push(item);
-    this.keys.set(item.key, state);
-    this.wait(item);
+    state.deadlines.push(this.wait());
   }
 
   /**
@@ -61,11 +79,9 @@ export class FairQueue<T extends QueueItem> {
     const state = this.keys.get(item.key)!;
     state.running -= 1;
     state.waiting.unshift(item);
-    this.wait(item);
-    const others = [...this.keys].filter(([key]) => key !== item.key);
-    this.keys.clear();
-    this.keys.set(item.key, state);
-    for (const [key, other] of others) this.keys.set(key, other);
+    state.deadlines.unshift(this.wait());
+    this.unlink(state);
+    this.link(state, true);
   }
 
   /**
@@ -74,14 +90,15 @@ export class FairQueue<T extends QueueItem> {
    * Undefined when none may start.
    */
   next(may?: (item: T) => boolean): T | undefined {
-    for (const [key, state] of this.keys) {
+    for (let state = this.first; state; state = state.after) {
       if (state.waiting.length === 0 || state.running >= this.limits.keyConcurrency) continue;
       if (may && !may(state.waiting[0]!)) continue;
       const item = state.waiting.shift()!;
-      this.unwait(item);
+      state.deadlines.shift();
+      this.waited(1);
       state.running += 1;
-      this.keys.delete(key);
-      this.keys.set(key, state);
+      this.unlink(state);
+      this.link(state);
       return item;
     }
     return undefined;
@@ -103,7 +120,7 @@ export class FairQueue<T extends QueueItem> {
     const state = this.keys.get(item.key);
     if (!state) return;
     state.running -= 1;
-    this.forgetIfIdle(item.key, state);
+    this.forgetIfIdle(state);
   }
 
   /** Takes a waiting item out (its client left). False if it was not waiting. */
@@ -111,39 +128,95 @@ export class FairQueue<T extends QueueItem> {
     const state = this.keys.get(item.key);
     const i = state?.waiting.indexOf(item) ?? -1;
     if (!state || i === -1) return false;
-    state.waiting.splice(i, 1);
-    this.unwait(item);
-    this.forgetIfIdle(item.key, state);
+    this.takeOut(state, i);
+    this.forgetIfIdle(state);
     return true;
   }
 
   /** Fails every waiting item, for a shutdown. */
   drain(error: QueryFailed): void {
-    for (const [, state] of this.keys) {
-      for (const item of state.waiting.splice(0)) {
-        this.unwait(item);
-        item.fail(error);
-      }
+    for (let state = this.first; state; state = state.after) {
+      const items = state.waiting.splice(0);
+      state.deadlines.length = 0;
+      this.waited(items.length);
+      for (const item of items) item.fail(error);
     }
   }
 
-  private wait(item: T): void {
+  /** One more item waits: returns when its wait ends, and has the timer watch it if none does. */
+  private wait(): number {
     this.waitingCount += 1;
-    this.timers.set(
-      item,
-      setTimeout(() => {
-        if (this.remove(item)) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
-      }, this.limits.queueTimeoutMs),
-    );
+    const deadline = performance.now() + this.limits.queueTimeoutMs;
+    // Every wait is as long, so one that starts now ends after any the timer already watches.
+    this.timer ??= setTimeout(() => this.expire(), this.limits.queueTimeoutMs);
+    return deadline;
   }
 
-  private unwait(item: T): void {
-    clearTimeout(this.timers.get(item));
-    this.timers.delete(item);
-    this.waitingCount -= 1;
+  /**
+   * Takes out and fails every item whose wait is over, then watches the earliest wait left. It fires
+   * once per wait at most, and finds nothing to do when the item it was set for has started.
+   */
+  private expire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    let earliest = Infinity;
+    const expired: T[] = [];
+    for (let state = this.first; state;) {
+      const after = state.after;
+      for (let i = state.waiting.length - 1; i >= 0; i--) {
+        const deadline = state.deadlines[i]!;
+        if (deadline > now) earliest = Math.min(earliest, deadline);
+        else expired.push(this.takeOut(state, i));
+      }
+      this.forgetIfIdle(state);
+      state = after;
+    }
+    if (earliest !== Infinity) this.timer = setTimeout(() => this.expire(), Math.ceil(earliest - now));
+    for (const item of expired) item.fail(new QueryFailed({ kind: 'queue-timeout', seconds: this.limits.queueTimeoutMs / 1000 }));
   }
 
-  private forgetIfIdle(key: string, state: KeyState<T>): void {
-    if (state.running === 0 && state.waiting.length === 0) this.keys.delete(key);
+  private takeOut(state: KeyState<T>, i: number): T {
+    const [item] = state.waiting.splice(i, 1);
+    state.deadlines.splice(i, 1);
+    this.waited(1);
+    return item!;
+  }
+
+  /** Items wait no more: with none left waiting, the timer goes too (it would hold the process). */
+  private waited(count: number): void {
+    this.waitingCount -= count;
+    if (this.waitingCount > 0) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Puts a key at the back of the turn order, or at the front. */
+  private link(state: KeyState<T>, front = false): void {
+    if (front) {
+      state.after = this.first;
+      if (this.first) this.first.before = state;
+      else this.last = state;
+      this.first = state;
+    } else {
+      state.before = this.last;
+      if (this.last) this.last.after = state;
+      else this.first = state;
+      this.last = state;
+    }
+  }
+
+  private unlink(state: KeyState<T>): void {
+    if (state.before) state.before.after = state.after;
+    else this.first = state.after;
+    if (state.after) state.after.before = state.before;
+    else this.last = state.before;
+    state.before = undefined;
+    state.after = undefined;
+  }
+
+  private forgetIfIdle(state: KeyState<T>): void {
+    if (state.running > 0 || state.waiting.length > 0) return;
+    this.keys.delete(state.key);
+    this.unlink(state);
   }
 }

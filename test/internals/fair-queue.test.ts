@@ -83,6 +83,27 @@ test('an item that waits too long is taken out and failed, one given back too', 
   assert.equal(q.waiting, 0);
 });
 
+test('each item waits its own time: one queued later fails later, and one that started never fails', async () => {
+  const q = new FairQueue<Item>({ ...limits, queueTimeoutMs: 400 });
+  const [early, started, late] = [new Item('a', 'a0'), new Item('b', 'b0'), new Item('c', 'c0')];
+  q.enqueue(early);
+  q.enqueue(started);
+  assert.equal(
+    q.next((i) => i === started),
+    started,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  q.enqueue(late);
+  await waitFor(() => early.failed !== undefined, 5000);
+  const kind = (item: Item) => item.failed?.failure.kind;
+  assert.equal(kind(late), undefined, 'queued 250 ms later, it has that long left');
+  assert.equal(q.waiting, 1);
+  await waitFor(() => late.failed !== undefined, 5000);
+  assert.equal(kind(late), 'queue-timeout');
+  assert.equal(kind(started), undefined);
+  assert.equal(q.waiting, 0);
+});
+
 test('removed and drained items never start', () => {
   const q = new FairQueue<Item>(limits);
   const [a, b] = [new Item('a', 'a0'), new Item('b', 'b0')];
