@@ -423,8 +423,8 @@ export class QueryPool implements RunHost {
       this.busy.set(process, first.run);
       first.run.start(process, true);
     } else {
-      // The rest would wait behind a query nobody waits for, which may take the whole grace to end.
-      this.takeBackAll(process, waiting.sent);
+      // Those behind it stay: its answer to the cancel most often comes at once, and the watch takes
+      // them back if the query was started all the same and takes long.
       this.finish(process, finishGraceMs, () => {});
     }
   }
