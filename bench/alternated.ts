@@ -6,6 +6,12 @@
  * ceiling and the server held to it could land on a fast minute and a slow one. Slices are not
  * shorter than 2 s of warm-up and 4 s measured: Siphon's small queries, measured 2 s after 1 s of
  * warm-up, answered 1,681 a second against 2,130 in 8 s runs alternated with them.
+ *
+ * A load's first slice has a longer warm-up (`firstWarmupSeconds`), every server's alike: a server
+ * new to a load runs its code cold, in every one of its processes. Siphon's small queries on a
+ * server fresh from its exports, in 2 s slices one after the other: 974, 2,133, then 3,124 and
+ * around it a second; a first round measured 2 s in came out at 0.80× of the second (six pairs),
+ * where the ceiling's few lines are hot at once (BENCHMARKS.md, twenty-first round).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { cpuBetween, cpuSnapshot, median, type Cores } from './proc-stats.js';
@@ -15,6 +21,8 @@ import { runLoad, type LoadResult, type LoadSpec } from './wrk.js';
 export const rounds = 2;
 /** Each slice's wrk warm-up (new connections, the server's caches), then its measured seconds. */
 export const warmupSeconds = 2;
+/** The warm-up before a load's first slice. */
+export const firstWarmupSeconds = 5;
 export const sliceSeconds = 4;
 
 export type MeasuredLoad = LoadResult & { cores: Cores };
@@ -64,13 +72,16 @@ function readThrough(file: string): void {
 
 /**
  * Runs each load for a slice in turn, `times` rounds over; answers and problems seen, in the order
- * given. A load's `files` (the data it serves) are read through before each of its slices.
+ * given. A load's `files` (the data it serves) are read through before each of its slices. The
+ * first round's warm-up is `firstWarmup` seconds: a load its server has run before needs no more
+ * than any slice's.
  */
 export async function alternated(
   loads: { server: ServerProcess; spec: LoadSpec; files?: string[] }[],
   workDir: string,
   problems: string[],
   times = rounds,
+  firstWarmup = firstWarmupSeconds,
 ): Promise<MeasuredLoad[]> {
   const slices: Slice[][] = loads.map(() => []);
   for (let round = 0; round < times; round++) {
@@ -79,7 +90,7 @@ export async function alternated(
       const i = (k + round) % loads.length;
       const { server, spec, files = [] } = loads[i]!;
       for (const file of files) readThrough(file);
-      await runLoad({ ...spec, seconds: warmupSeconds }, workDir);
+      await runLoad({ ...spec, seconds: round === 0 ? firstWarmup : warmupSeconds }, workDir);
       const cpu0 = cpuSnapshot(server.pid);
       const load = await runLoad({ ...spec, seconds: sliceSeconds }, workDir);
       const cpu1 = cpuSnapshot(server.pid);

@@ -53,6 +53,7 @@ export interface Results {
     /** Small queries and 304s: each server's load a slice at a time, in turn (alternated.ts). */
     rounds: number;
     warmupSeconds: number;
+    firstWarmupSeconds: number;
     sliceSeconds: number;
   };
   /** Baselines by the format they are compared with: `sqlite3 -json` for json and ndjson, `-csv` for csv. */
@@ -249,7 +250,7 @@ export function printReport(r: Results): void {
       (m.busyAtStart > busyMachine ? ' (THE MACHINE WAS BUSY when the bench started: these figures are not comparable)' : ''),
     `data: ${n(s.rows)} rows × 8 columns, ${n(s.fixtureBytes / 1e6)} MB; server: bin/siphon serve ${s.serverFlags.join(' ')} (every other limit at its default: ` +
       `2 queries at once per key, query processes 2 × cores + 2); load: wrk, ${s.connections} connections, ${s.wrkThreads} threads, one key per connection, ` +
-      `${s.rounds} rounds of each server in turn, ${s.warmupSeconds} s warm-up then ${s.sliceSeconds} s measured each, the data file of small queries read through before each of their slices; exports: ${s.runs === 1 ? 'one run each' : `the median of up to ${s.runs} runs each (one run where its ratio was ${pct(s.decidedBy)} or more from its target), an identity one right after its baseline`}`,
+      `${s.rounds} rounds of each server in turn, ${s.warmupSeconds} s warm-up (${s.firstWarmupSeconds} s before a server's first with a load) then ${s.sliceSeconds} s measured each, the data file of small queries read through before each of their slices; exports: ${s.runs === 1 ? 'one run each' : `the median of up to ${s.runs} runs each (one run where its ratio was ${pct(s.decidedBy)} or more from its target), an identity one right after its baseline`}`,
     '',
     table(['measure', 'Siphon', 'baseline (same run)', 'ratio', 'target', ''], rows(r)),
     '',

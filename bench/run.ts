@@ -22,7 +22,7 @@ import { prepareData } from './setup.js';
 import { chain, exportOnce, type ExportAnswer } from './http-client.js';
 import { addDownloadRecords, viewTimes } from './page-views.js';
 import { cpuBetween, cpuSnapshot, machineBusy, median, MemorySampler, type Cores } from './proc-stats.js';
-import { alternated, rounds, sliceSeconds, warmupSeconds } from './alternated.js';
+import { alternated, firstWarmupSeconds, rounds, sliceSeconds, warmupSeconds } from './alternated.js';
 import { exportTargets, printReport, type ExportFigures, type Results } from './report.js';
 import {
   dataPath,
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
     const revalidation = (base: string, etagOf: string) =>
       load(base, { pathTemplate: fixedPath, headers: { 'If-None-Match': etagOf }, expectStatus: 304, expectRows: undefined });
     progress(
-      `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
+      `small queries and 304s: ${connections} connections, ${rounds} rounds of ${warmupSeconds} s warm-up (${firstWarmupSeconds} s before the first) + ${sliceSeconds} s for each server in turn, ${sample!.bytes}-byte bodies`,
     );
     // The ratios are taken against the unchecked ceiling, measured in the same minutes; the checked
     // one, measured once after, shows what checking costs wrk (it can come out higher, on a faster minute).
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
       workDir,
       problems,
     );
-    const [checkedCeiling] = await alternated([{ server: bare, spec: load(bare.base, {}) }], workDir, problems, 1);
+    const [checkedCeiling] = await alternated([{ server: bare, spec: load(bare.base, {}) }], workDir, problems, 1, warmupSeconds);
     for (const s of [bare, poolFloor, checkFloor]) await stop(s);
     progress(`small queries: siphon ${smallSiphon!.perSecond.toFixed(0)}/s p99 ${smallSiphon!.p99Ms.toFixed(1)} ms`);
     progress(`304s: siphon ${revalidations!.perSecond.toFixed(0)}/s p99 ${revalidations!.p99Ms.toFixed(1)} ms`);
@@ -376,6 +376,7 @@ async function main(): Promise<void> {
         wrkThreads,
         rounds,
         warmupSeconds,
+        firstWarmupSeconds,
         sliceSeconds,
       },
       exports: {
