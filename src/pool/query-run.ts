@@ -106,7 +106,8 @@ export class QueryRun extends Readable implements QueueItem {
   private remainingMs: number;
   private clock: NodeJS.Timeout | undefined;
   private clockStartedAt = 0;
-  private longTimer: NodeJS.Timeout | undefined;
+  /** The pool was told it is a long query (`longAfterMs`). */
+  private promoted = false;
   private reading = false;
 
   constructor(
@@ -164,7 +165,6 @@ export class QueryRun extends Readable implements QueueItem {
       this.work(process, this.splitAsked ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
     }
     this.startClock();
-    this.longTimer = setTimeout(() => this.host.promote(this), this.options.longAfterMs);
   }
 
   /** A long query: its processes run at a lower CPU priority, a second one taken later too. */
@@ -212,7 +212,7 @@ export class QueryRun extends Readable implements QueueItem {
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     this.ended(err instanceof QueryFailed ? err.failure.kind : 'cancelled');
-    this.stopTimers();
+    this.stopClock();
     this.host.unqueue(this);
     const processes = [...this.workers.keys()];
     this.workers.clear();
@@ -385,7 +385,7 @@ export class QueryRun extends Readable implements QueueItem {
     this.rows = this.rowsSent;
     if (this.job.deflate) this.deflated = this.allDeflated();
     this.ended('ok');
-    this.stopTimers();
+    this.stopClock();
   }
 
   /**
@@ -418,18 +418,33 @@ export class QueryRun extends Readable implements QueueItem {
     this.host.release(this, process);
   }
 
-  private stopTimers(): void {
-    this.stopClock();
-    clearTimeout(this.longTimer);
-  }
-
+  /**
+   * Runs the time limit, and until it has become a long query, the time until it does: one timer
+   * for both, a timer fewer for every query (most end long before either).
+   */
   private startClock(): void {
     if (this.clock) return;
     this.clockStartedAt = Date.now();
-    this.clock = setTimeout(
-      () => this.destroy(new QueryFailed({ kind: 'timeout', seconds: this.options.timeoutMs / 1000 })),
-      this.remainingMs,
-    );
+    const untilLong = this.promoted ? Infinity : this.options.longAfterMs - this.workedMs();
+    this.clock = setTimeout(() => this.clockDue(), Math.max(0, Math.min(this.remainingMs, untilLong)));
+  }
+
+  private workedMs(): number {
+    return performance.now() - (this.times.startedAt ?? 0);
+  }
+
+  /** Its time is up, or it has become a long query: the pool may park it, which stops its clock. */
+  private clockDue(): void {
+    this.stopClock();
+    if (this.remainingMs <= 0) {
+      this.destroy(new QueryFailed({ kind: 'timeout', seconds: this.options.timeoutMs / 1000 }));
+      return;
+    }
+    if (!this.promoted && this.workedMs() >= this.options.longAfterMs) {
+      this.promoted = true;
+      this.host.promote(this);
+    }
+    if (!this.parked) this.startClock();
   }
 
   private stopClock(): void {
