@@ -96,11 +96,15 @@ export function streamResponse(
       source.destroy();
       res.destroy();
     };
+    /** Counted from the first byte: before it, the queue and query time limits bound the wait. */
+    const limitLifetime = () => {
+      lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
+    };
     /** Writes the headers; with `length`, the whole body's (it is sent in one write, not chunked). */
     const start = (length?: number) => {
       started = true;
-      // Counted from the first byte: before it, the queue and query time limits bound the wait.
-      lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
+      // A whole body's lifetime is limited once written, and only if the kernel has not taken it all.
+      if (length === undefined) limitLifetime();
       reply.hijack();
       if (length !== undefined) headers['content-length'] = length;
       res.writeHead(200, headers);
@@ -181,12 +185,14 @@ export function streamResponse(
         const body = held ?? Buffer.alloc(0);
         held = undefined;
         start(body.length);
-        afterKept(beforeEnd?.(bytes), () =>
+        afterKept(beforeEnd?.(bytes), () => {
           res.end(body, () => {
             sent(body);
             settle({ kind: 'complete', bytes });
-          }),
-        );
+          });
+          // Most often every byte is the kernel's now, and no timer is needed (one fewer per small answer).
+          if ((res.socket?.writableLength ?? 0) > 0 && !settled) limitLifetime();
+        });
         return;
       }
       if (!started) start();
