@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { statfsSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { errorForQuery, QueryFailed } from '../src/errors.js';
@@ -105,6 +106,23 @@ test('a response still going after --max-response-seconds is cut short, and its 
   assert.equal(complete, false);
   assert.ok(bytes < 25_000_000, 'cut before the end');
   await waitFor(() => server.logs().includes('"cut":"too-long"'), 5000);
+});
+
+test('an answer written whole that its client does not take is cut at the response lifetime too', async (t) => {
+  // Requests in a row on one connection, their answers (60 KB each, each written in one write)
+  // never read: once the kernel's buffers are full, an answer stays in the server, and its
+  // lifetime runs from there. A server of its own: its key may queue them all.
+  const piled = await startServer({ queryProcesses: 1, keyQueue: 400, maxResponseMs: 1500 });
+  t.after(() => piled.close());
+  const { key: k } = await piled.catalog.addUser('alice');
+  await addTinyScraper(piled, 'alice/n');
+  const target = new URL(dataUrl(piled.base, 'alice/n', 'json', { key: k, query: 'select zeroblob(45000) as b' }));
+  const socket = net.connect(Number(target.port), target.hostname);
+  t.after(() => socket.destroy());
+  socket.on('error', () => {});
+  // Never read: Node stops reading from the kernel once its own buffer is full.
+  socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`.repeat(300));
+  await waitFor(() => piled.logs().includes('"cut":"too-long"'), 30_000);
 });
 
 test('one 60 MB value streams whole', async (t) => {

@@ -191,7 +191,7 @@ export function streamResponse(
             settle({ kind: 'complete', bytes });
           });
           // Most often every byte is the kernel's now, and no timer is needed (one fewer per small answer).
-          if ((res.socket?.writableLength ?? 0) > 0 && !settled) limitLifetime();
+          if (res.writableLength > 0 && !settled) limitLifetime();
         });
         return;
       }
