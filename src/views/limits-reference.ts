@@ -75,7 +75,11 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('keyConcurrency'),
   },
   { what: 'Queries of one key waiting; beyond this, 429', value: (c) => count(c.keyQueue), setWith: flag('keyQueue') },
-  { what: 'Queries waiting, all keys together; beyond this, 503 at once', value: (c) => count(c.queueLimit), setWith: flag('queueLimit') },
+  {
+    what: "Queries waiting, all keys together; beyond this, 503 at once (a few more per process wait sent ahead to it, each holding its key's slot as if it ran, and one taken back waits first in line, past this limit)",
+    value: (c) => count(c.queueLimit),
+    setWith: flag('queueLimit'),
+  },
   {
     what: 'Time a query may wait for a process; then 503 (at most 300 s, so that versions a queued query looked up are still on disk)',
     value: (c) => seconds(c.queueTimeoutMs),
