@@ -22,6 +22,12 @@ interface Waiting {
   timer?: NodeJS.Timeout;
 }
 
+/** The first query of `waiting` not taken back: the one that has waited longest. */
+function firstLive(waiting: Waiting): Sent | undefined {
+  for (const sent of waiting.sent) if (sent.run) return sent;
+  return undefined;
+}
+
 /** A process that dies this soon after starting is failing to start; wait before starting another. */
 const quickDeathMs = 1000;
 const respawnDelayMs = 250;
@@ -330,7 +336,7 @@ export class QueryPool implements RunHost {
    */
   private takeBackSent(): QueryRun | number | undefined {
     for (const [process, waiting] of this.ahead) {
-      const sent = waiting.sent.find((one) => one.run);
+      const sent = firstLive(waiting);
       if (!sent) continue;
       const run = sent.run!;
       const worked = performance.now() - (this.busy.get(process)?.times.startedAt ?? 0);
@@ -372,7 +378,7 @@ export class QueryPool implements RunHost {
   private watch(process: QueryProcess, waiting: Waiting, afterMs: number): NodeJS.Timeout {
     return setTimeout(() => {
       waiting.timer = undefined;
-      const first = waiting.sent.find((sent) => sent.run);
+      const first = firstLive(waiting);
       if (this.ahead.get(process) !== waiting || !first) return;
       const left = first.at + startingMs - performance.now();
       if (left > 0) waiting.timer = this.watch(process, waiting, left);
