@@ -16,8 +16,10 @@ import type { Account, Store } from '../../store/types.js';
 import { accountPage, type AccountPageModel } from '../../views/account-page.js';
 import { messagePage } from '../../views/message-page.js';
 import { loginPage, signupPage } from '../../views/sign-in-pages.js';
+import { publicOrigin } from '../public-origin.js';
 import { asSiphonError, sendError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
+import { sitePath } from '../site-path.js';
 import { currentSessionHash, sessionCookie, signedIn, visitorOf } from '../web-session.js';
 
 type Form = Record<string, string | string[] | undefined>;
@@ -31,8 +33,6 @@ const field = (form: unknown, name: string): string => {
 const chartDays = 90;
 const maxEmailChars = 254;
 const isEmail = (text: string) => text.length <= maxEmailChars && /^[^\s@]+@[^\s@]+$/.test(text);
-/** Where a sign-in may send the visitor on: a path of this site, never another site (`//evil.example`). */
-const safeNext = (next: string) => (/^\/(?![/\\])/.test(next) ? next : '/account');
 
 const notices: Record<string, string> = { 'key-revoked': 'The key was revoked: it is refused from now on.' };
 
@@ -51,6 +51,8 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     windowMs: config.loginWindowMs,
   });
   const csrf = { preHandler: app.csrfProtection };
+  /** Where a sign-in sends the visitor on: the form's `next` when it is a path of this site (only then kept in the form). */
+  const nextPath = (request: FastifyRequest, form: unknown) => sitePath(field(form, 'next'), publicOrigin(request, config));
 
   /** Starts a session for `account`, under a new id (an id a visitor had before signing in is never kept). */
   async function signIn(request: FastifyRequest, account: Account): Promise<void> {
@@ -122,18 +124,13 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
 
   app.get<{ Querystring: Form }>('/login', async (request, reply) => {
     if (signedIn(request)) return reply.redirect('/account', 303);
-    sendPage(reply, 200, loginPage({ csrfToken: reply.generateCsrf(), next: field(request.query, 'next') || undefined }));
+    sendPage(reply, 200, loginPage({ csrfToken: reply.generateCsrf(), next: nextPath(request, request.query) }));
   });
 
   app.post('/login', csrf, async (request, reply) => {
-    const [name, password, next] = [field(request.body, 'name').trim(), field(request.body, 'password'), field(request.body, 'next')];
+    const [name, password, next] = [field(request.body, 'name').trim(), field(request.body, 'password'), nextPath(request, request.body)];
     const refuse = (error: SiphonError) =>
-      sendPage(
-        reply,
-        error.status,
-        loginPage({ csrfToken: reply.generateCsrf(), name, next: next || undefined, error: error.message }),
-        error,
-      );
+      sendPage(reply, error.status, loginPage({ csrfToken: reply.generateCsrf(), name, next, error: error.message }), error);
     const wait = throttle.waitSeconds(name, request.ip);
     if (wait > 0) {
       request.log.info({ account: name.slice(0, 40) }, 'sign-in throttled');
@@ -149,7 +146,7 @@ export function accountRoutes(app: FastifyInstance, deps: { config: Config; stor
     }
     throttle.succeeded(name);
     await signIn(request, login.account);
-    return reply.redirect(safeNext(next), 303);
+    return reply.redirect(next ?? '/account', 303);
   });
 
   app.post('/logout', csrf, async (request, reply) => {
