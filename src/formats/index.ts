@@ -61,6 +61,12 @@ function rowFormat<O>(format: RowFormat<O>): RowFormat {
 
 export const formatNames: readonly string[] = list.map((f) => f.name);
 
+/** Every name a call is recorded under (downloadName): the formats', and their scripts' (`jsonp`). */
+export const downloadNames: readonly string[] = [
+  ...formatNames,
+  ...list.flatMap((f) => (f.kind === 'rows' && f.script ? [f.script.name] : [])),
+];
+
 /**
  * The request parameters the formats take besides `key` and `query` (a JSONP callback), for the
  * parts of the server that read parameters before a format is known: a POST's JSON body, and the

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
+import type { QueryOutcome } from '../pool/query-run.js';
 import { redactUrl } from './redact.js';
 
 /** What a route learnt about its request, for its log line and the metrics. */
@@ -31,7 +32,7 @@ export interface QueryTiming {
   waitMs: number;
   /** Undefined for a query that never got a process. */
   runMs?: number;
-  outcome: string;
+  outcome: QueryOutcome;
   /** Rowid ranges it was split into over two query processes, when it was. */
   ranges?: number;
 }

@@ -124,6 +124,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     sendError(reply, fromFramework(err, limits));
   });
 
+  // The routes' patterns are the one set of route labels the metrics take (anything else is `other`).
+  if (metrics) app.addHook('onRoute', (route) => metrics.knowRoute(route.url));
   const routeDeps = { ...deps, limits, bodyFailure: (request: FastifyRequest) => refusals.bodyFailure(request.raw) };
   dataRoutes(app, routeDeps);
   scraperInfoRoutes(app, deps);

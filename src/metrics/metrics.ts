@@ -1,7 +1,10 @@
+import { STATUS_CODES } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { downloadNames } from '../formats/index.js';
 import type { QueryTiming, RequestLine } from '../http/request-log.js';
 import type { QueryPool } from '../pool/pool.js';
 import { relayBuffers } from '../pool/relay-buffers.js';
+import { errorReference } from '../views/error-reference.js';
 
 /** What the metrics read when scraped, rather than being told of every change. */
 export interface MetricSources {
@@ -17,10 +20,23 @@ const secondsBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 const publishRoute = '/:owner/:scraper/data.sqlite';
 
 /**
+ * A label's value when it is one of `known`, else `other`. Every label takes a closed set of values
+ * Siphon defines, so no request can add series (each one held for the life of the process): a format
+ * is the URL's text until it is found in the registry, and `data.x1` … `data.x1000` would be a
+ * thousand series.
+ */
+const within = (known: ReadonlySet<string>, value: string) => (known.has(value) ? value : 'other');
+
+const knownFormats: ReadonlySet<string> = new Set(downloadNames);
+const knownCodes: ReadonlySet<string> = new Set(errorReference.map((e) => e.code));
+/** HTTP's statuses as Node names them, and 499 for a client that left (nginx's). */
+const knownStatuses: ReadonlySet<string> = new Set([...Object.keys(STATUS_CODES), '499']);
+
+/**
  * The service's metrics in Prometheus's text format, in a registry of its own (two services in one
  * process count apart). Requests are counted from their log lines (request-log.ts), so the two
  * always agree; pools, queues and downloads are read when scraped. Labels take few values: routes
- * are patterns, codes and formats are Siphon's own.
+ * are the server's patterns, statuses HTTP's, codes and formats Siphon's own, anything else `other`.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -32,6 +48,8 @@ export class Metrics {
   private readonly publishes: Counter<'outcome'>;
   private readonly queryDuration: Histogram<'outcome'>;
   private readonly queueWait: Histogram<'outcome'>;
+  /** The route patterns the server registered: the `route` label's values, with `none` and `other`. */
+  private readonly routes = new Set<string>();
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -140,14 +158,23 @@ export class Metrics {
     );
   }
 
+  /** Adds a route's pattern to the `route` label's values (called as the server registers its routes). */
+  knowRoute(pattern: string): void {
+    this.routes.add(pattern);
+  }
+
   /** Counts a request from its log line. */
   readonly requestDone = (line: RequestLine, query: QueryTiming | undefined): void => {
-    this.requests.inc({ route: line.route ?? 'none', status: String(line.status) });
-    if (line.code) this.refused.inc({ code: line.code });
+    this.requests.inc({
+      route: line.route === null ? 'none' : within(this.routes, line.route),
+      status: within(knownStatuses, String(line.status)),
+    });
+    if (line.code) this.refused.inc({ code: within(knownCodes, line.code) });
     if (line.code === 'SIPHON_ERR_RATE_LIMITED') this.rateLimited.inc();
     if (line.format !== undefined) {
-      this.rows.inc({ format: line.format }, line.rows ?? 0);
-      this.bytes.inc({ format: line.format }, line.bytes ?? 0);
+      const format = within(knownFormats, line.format);
+      this.rows.inc({ format }, line.rows ?? 0);
+      this.bytes.inc({ format }, line.bytes ?? 0);
     }
     if (line.route === publishRoute && line.method === 'PUT')
       this.publishes.inc({ outcome: line.status === 200 ? 'published' : 'refused' });

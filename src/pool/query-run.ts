@@ -9,6 +9,9 @@ import { RangeOrder } from './range-order.js';
 import { mayBeSplit, rangeCount, rangeOf } from './ranges.js';
 import { Spool, type SpoolOptions } from './spool.js';
 
+/** How a query ended, for the log and the metrics' `outcome` label: a closed set, none of it a client's text. */
+export type QueryOutcome = 'ok' | 'cancelled' | QueryFailure['kind'];
+
 /** What a run needs from its pool. */
 export interface RunHost {
   /** The run is done with this process, which can take another job. */
@@ -82,7 +85,7 @@ export class QueryRun extends Readable implements QueueItem {
    * When it was queued, got a process and let it go (performance.now()), how it ended, and the
    * ranges it was split into if it was: for the log and the metrics.
    */
-  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: string; ranges?: number } = {
+  readonly times: { queuedAt: number; startedAt?: number; endedAt?: number; outcome?: QueryOutcome; ranges?: number } = {
     queuedAt: performance.now(),
   };
   /** Its processes, each with the range it runs (undefined: the whole query, or its plan). */
@@ -403,7 +406,7 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   /** The first end said is the one: a run destroyed after its process finished has already ended. */
-  private ended(outcome: string): void {
+  private ended(outcome: QueryOutcome): void {
     if (this.times.outcome !== undefined) return;
     this.times.endedAt = performance.now();
     this.times.outcome = outcome;
