@@ -1,4 +1,4 @@
-import { reservedAccountNames } from './scrapers/names.js';
+import { reservedAccountNames } from './utils/names.js';
 
 /**
  * Every error a client can be answered with, defined once with its code, status and message.

@@ -11,7 +11,7 @@ import { SilentConnections } from './http/silent-connections.js';
 import { MemoryRateLimiter } from './limits/rate-limiter.js';
 import { createLog, type Log } from './log/logger.js';
 import { Metrics } from './metrics/metrics.js';
-import { startMetricsServer, type MetricsServer } from './metrics/metrics-server.js';
+import { startMetricsServer, type MetricsServer } from './http/metrics-server.js';
 import { QueryPool, type PoolOptions } from './pool/pool.js';
 import { TablePreviews } from './previews/table-previews.js';
 import { assertSqliteBuild } from './sql/sqlite-build.js';

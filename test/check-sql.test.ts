@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SiphonError } from '../src/errors.js';
 import { allowedPragmaFunctions, checkSql, firstKeyword, refusedPragmaFunction } from '../src/sql/check-sql.js';
-import { asciiLower, sqlTokens } from '../src/sql/tokens.js';
+import { asciiLower } from '../src/shared/sql-names.js';
+import { sqlTokens } from '../src/sql/tokens.js';
 import { pragmaDatabaseListOddities, pragmaDatabaseListSpellings } from './helpers/pragma-spellings.js';
 
 const max = 1000;

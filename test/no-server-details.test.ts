@@ -209,8 +209,8 @@ describe('pages, headers and publishing show nothing of the server', () => {
     '/alice/nosuch',
     '/alice/nosuch.json',
     '/assets/site.css',
-    '/assets/query-builder.js',
-    '/assets/api-request.js',
+    '/assets/views/client/query-builder.js',
+    '/assets/shared/api-request.js',
     '/alice/one?table=data&sql=select+*+from+pragma_database_list&format=json',
   ];
   for (const page of pages) {

@@ -272,8 +272,10 @@ test("/docs states this server's limits, and uses ?scraper= (public only) for it
 test('assets are served with a content type and an ETag, and revalidate to 304', async () => {
   for (const [name, type] of [
     ['site.css', 'text/css'],
-    ['query-builder.js', 'text/javascript'],
-    ['api-request.js', 'text/javascript'],
+    ['views/client/query-builder.js', 'text/javascript'],
+    ['views/client/account.js', 'text/javascript'],
+    ['shared/api-request.js', 'text/javascript'],
+    ['shared/sql-names.js', 'text/javascript'],
   ]) {
     const res = await fetch(`${server.base}/assets/${name}`);
     assert.equal(res.status, 200, name);

@@ -1,4 +1,4 @@
-import { LruCache } from '../store/lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 
 export interface ThrottleLimits {
   perAccount: number;

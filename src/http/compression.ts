@@ -2,7 +2,7 @@ import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Transform, TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
-import { LruCache } from '../store/lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 
 /** The content codings a data response can be sent in. */
 export type ContentCoding = 'br' | 'gzip' | 'identity';

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import fresh from 'fresh';
 import { hash as cryptoHash } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { LruCache } from '../store/lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 import type { Scraper } from '../store/types.js';
 import type { ContentCoding } from './compression.js';
 

@@ -4,8 +4,8 @@ import { errors } from '../errors.js';
 import type { FormatCall } from '../formats/format.js';
 import type { Scraper } from '../store/types.js';
 import { publicOrigin } from './public-origin.js';
-import { pairName } from './query-string.js';
-import { isPublicParam } from './redact.js';
+import { pairName } from '../utils/query-string.js';
+import { isPublicParam } from '../log/redact.js';
 
 /** What a format may read of a data call: its checked parameters and SQL, the scraper, and keyless URLs. */
 export function formatCall(

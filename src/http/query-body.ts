@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { errors } from '../errors.js';
 import { formatParamNames } from '../formats/index.js';
 import { readBoundedBody, type BodyLimits } from '../limits/bounded-body.js';
-import { parseParams, type Params } from './query-string.js';
+import { parseParams, type Params } from '../utils/query-string.js';
 
 const formType = 'application/x-www-form-urlencoded';
 const jsonType = 'application/json';

@@ -2,57 +2,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import type { QueryOutcome } from '../pool/query-run.js';
-import { redactUrl } from './redact.js';
-
-/** What a route learnt about its request, for its log line and the metrics. */
-export interface RequestFacts {
-  /** The status answered: a JSONP error's is the one in its body; a response cut short, 499 or its error's. */
-  status?: number;
-  /** The `SIPHON_ERR_*` code of a refused request. */
-  code?: string;
-  /** The key's id (never the key). */
-  keyId?: number;
-  /** A data call's format, rows and bytes (before compression). */
-  format?: string;
-  rows?: number | null;
-  bytes?: number;
-  /** Why a response was cut short after it started. */
-  cut?: string;
-  /** How long the query waited for a query process and held one, and how it ended. */
-  query?: QueryTiming;
-  /** A publish's scraper and the data version it made. */
-  scraper?: string;
-  version?: number;
-  /** A fault of ours: the line is logged at error level, with it. */
-  err?: unknown;
-}
-
-export interface QueryTiming {
-  waitMs: number;
-  /** Undefined for a query that never got a process. */
-  runMs?: number;
-  outcome: QueryOutcome;
-  /** Rowid ranges it was split into over two query processes, when it was. */
-  ranges?: number;
-}
-
-/** One request as logged: one line, and what the metrics count. */
-export interface RequestLine extends Omit<RequestFacts, 'err' | 'query' | 'status'> {
-  /** Not logged for a request refused before it could be read. */
-  method?: string;
-  url?: string;
-  /** The route's pattern (`/:owner/:scraper/data.:format`); null when none took it. */
-  route: string | null;
-  status: number;
-  ip?: string;
-  durationMs: number;
-  queueMs?: number;
-  queryMs?: number;
-  ranges?: number;
-  /** Node's parser's code, for a request it refused. */
-  parserCode?: string;
-}
+import { redactUrl } from '../log/redact.js';
+import type { QueryTiming, RequestFacts, RequestLine } from '../log/request-line.js';
 
 export type LineSink = (line: RequestLine, query: QueryTiming | undefined) => void;
 

@@ -12,7 +12,7 @@ import type { Store } from '../store/types.js';
 import { ConnectionRefusals } from './connection-refusals.js';
 import { corsPreflightRoutes } from './cors.js';
 import { fromFramework, refusalFor } from './framework-errors.js';
-import { parseParams } from './query-string.js';
+import { parseParams } from '../utils/query-string.js';
 import { logRefusedConnection, requestId, trackRequest, type LineOutputs, type LineSink } from './request-log.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { checkRequestHead } from './request-head.js';

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactUrl } from '../http/redact.js';
+import { redactUrl } from './redact.js';
 import { LogOutput } from './log-output.js';
 import { prettyLine } from './pretty.js';
 

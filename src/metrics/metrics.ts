@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { downloadNames } from '../formats/index.js';
-import type { QueryTiming, RequestLine } from '../http/request-log.js';
+import type { QueryTiming, RequestLine } from '../log/request-line.js';
 import type { QueryPool } from '../pool/pool.js';
 import { relayBuffers } from '../pool/relay-buffers.js';
 import { errorReference } from '../views/error-reference.js';

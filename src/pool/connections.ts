@@ -4,7 +4,7 @@
  * parse and plan, and a whole-table query the planning of its ranges.
  */
 import Database from 'better-sqlite3';
-import { LruCache } from '../store/lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 import type { QueryJob, RangePlan } from './protocol.js';
 
 /** Open connections kept, one per scraper; the oldest is closed beyond this. */

@@ -3,8 +3,7 @@
  * of one range. Runs only SQL of ours, on the table the query names.
  */
 import type Database from 'better-sqlite3';
-import { quoteIdentifier } from '../scrapers/data-file.js';
-import { asciiLower } from '../sql/tokens.js';
+import { asciiLower, quoteIdentifier } from '../shared/sql-names.js';
 import type { Connection } from './connections.js';
 import type { RangePlan, RowidRange } from './protocol.js';
 import { wholeTable } from './ranges.js';

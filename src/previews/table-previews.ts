@@ -2,7 +2,7 @@ import { parse } from 'lossless-json';
 import { QueryFailed } from '../errors.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { Scraper, TableInfo } from '../store/types.js';
-import { firstRowsSql } from '../views/client/api-request.js';
+import { firstRowsSql } from '../shared/api-request.js';
 
 /** A value as the page shows it: numbers keep the exact text the json format wrote (64-bit integers, `1.0`). */
 export type Cell = { kind: 'text' | 'number'; text: string } | { kind: 'null' };

@@ -16,7 +16,7 @@ import type {
 import { importDataFile } from './data-file.js';
 import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
-import { isAccountName, isScraperName } from './names.js';
+import { isAccountName, isScraperName } from '../utils/names.js';
 import { newImportTarget } from './temp-files.js';
 import { markCurrent, markRemoved, removeOldVersions } from './versions.js';
 

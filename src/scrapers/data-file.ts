@@ -2,15 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdir, open, rename, rmdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
+import { quoteIdentifier } from '../shared/sql-names.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
 import { removeDatabaseFile, type ImportTarget } from './temp-files.js';
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
-
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** The disk (or the quota) is full: the server's condition, not a fault of the file. */
 export function isDiskFull(err: unknown): boolean {

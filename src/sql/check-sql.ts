@@ -1,6 +1,7 @@
 import { errors } from '../errors.js';
-import { LruCache } from '../store/lru-cache.js';
-import { asciiLower, sqlTokens } from './tokens.js';
+import { LruCache } from '../utils/lru-cache.js';
+import { asciiLower } from '../shared/sql-names.js';
+import { sqlTokens } from './tokens.js';
 
 /** Statements a query may start with. Everything else (PRAGMA, ATTACH, EXPLAIN, writes…) is refused. */
 const readKeywords = new Set(['select', 'with', 'values']);

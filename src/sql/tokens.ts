@@ -79,9 +79,3 @@ export function* sqlTokens(sql: string): Generator<SqlToken> {
     }
   }
 }
-
-/**
- * ASCII-only lower case, as SQLite compares names (`İ` and `K` are not `i` and `k` to it). Most names
- * have no capital: tested first, as `replace` with a function cost ~0.2 µs even when nothing matched.
- */
-export const asciiLower = (text: string) => (/[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (ch) => ch.toLowerCase()) : text);

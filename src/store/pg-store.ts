@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import { PgRateLimiter } from '../limits/pg-rate-limiter.js';
+import { PgRateLimiter } from './pg-rate-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { everyDay, lastDays } from './day-counts.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 import { ChangeFeed } from './pg-changes.js';
 import { holdsNul } from './nul-text.js';
 import { scraperCacheKey } from './scraper-key.js';

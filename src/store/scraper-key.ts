@@ -1,4 +1,4 @@
-import { asciiLower } from '../sql/tokens.js';
+import { asciiLower } from '../shared/sql-names.js';
 
 /**
  * What both stores cache a scraper under: its owner's name and its own, folded as the stores match

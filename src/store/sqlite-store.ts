@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 import { holdsNul } from './nul-text.js';
 import { scraperCacheKey } from './scraper-key.js';
 import { migrate } from './sqlite-schema.js';

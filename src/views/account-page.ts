@@ -86,7 +86,7 @@ export function accountPage(model: AccountPageModel): SafeHtml {
   return layout({
     title: 'Your account',
     visitor,
-    scripts: model.newKey ? ['account.js'] : [],
+    scripts: model.newKey ? ['views/client/account.js'] : [],
     body: html`<h1>${visitor.name}</h1>
 ${model.notice ? html`<p class="notice" role="status">${model.notice}</p>` : ''}
 ${model.newKey ? newKeySection(model.newKey) : ''}

@@ -36,7 +36,7 @@ export function docsPage(model: DocsPageModel): SafeHtml {
   return layout({
     title,
     visitor: model.visitor,
-    scripts: model.builder ? ['query-builder.js'] : [],
+    scripts: model.builder ? ['views/client/query-builder.js'] : [],
     body: html`<h1>${title}</h1>
 <nav class="toc" aria-label="On this page"><ul>
 ${sections.map((h) => html`<li><a href="#${h.id}">${h.text}</a></li>`)}<li><a href="#try">Try it</a></li></ul></nav>

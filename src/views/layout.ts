@@ -11,7 +11,7 @@ export interface PageOptions {
   title: string;
   /** Signed in: their account and a "Log out" button; else links to sign up and log in. */
   visitor?: Visitor;
-  /** Page-specific ES modules from /assets/. */
+  /** Page-specific ES modules from /assets/, by their path under src/ (`views/client/account.js`). */
   scripts?: string[];
   body: Html;
 }

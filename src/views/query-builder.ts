@@ -1,6 +1,6 @@
 import { errors } from '../errors.js';
 import type { Scraper } from '../store/types.js';
-import { atomFields, examples, guessAtomMapping, requestUrl, type ApiRequest } from './client/api-request.js';
+import { atomFields, examples, guessAtomMapping, requestUrl, type ApiRequest } from '../shared/api-request.js';
 import { html, type SafeHtml } from './html.js';
 import { humanSize } from './text.js';
 

@@ -40,7 +40,7 @@ export function scraperPage(model: ScraperPageModel): SafeHtml {
   const tables = scraper.data.tables;
   return layout({
     title: `${scraper.owner.name}/${scraper.name}`,
-    scripts: ['query-builder.js'],
+    scripts: ['views/client/query-builder.js'],
     visitor: model.visitor,
     body: html`<h1 class="scraper-name"><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a> / ${scraper.name}${scraper.isPrivate ? html` <span class="private-badge">private</span>` : ''}</h1>
 ${scraper.description ? html`<p class="lead description">${scraper.description}</p>` : ''}

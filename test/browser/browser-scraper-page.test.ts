@@ -96,7 +96,7 @@ describe('scraper page in Chromium', { skip: browserSkip }, () => {
         handlers: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
       }));
       assert.ok(
-        injected.scripts.every((src) => src === '/assets/query-builder.js'),
+        injected.scripts.every((src) => src === '/assets/views/client/query-builder.js'),
         `${path}: ${injected.scripts.join(', ')}`,
       );
       assert.deepEqual(

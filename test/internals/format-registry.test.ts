@@ -46,7 +46,7 @@ test('the data route, the query-process protocol and the parameter readers name 
     'http/routes/data.ts',
     'http/format-call.ts',
     'http/query-body.ts',
-    'http/redact.ts',
+    'log/redact.ts',
     ...readdirSync(path.join(root, 'pool')).map((f) => `pool/${f}`),
   ];
   assert.deepEqual(formatParamNames, ['callback']);

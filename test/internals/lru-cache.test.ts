@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LruCache } from '../../src/store/lru-cache.js';
+import { LruCache } from '../../src/utils/lru-cache.js';
 
 const keys = (cache: LruCache<string, number>, all: string[]) => all.filter((k) => cache.get(k) !== undefined);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseParams, percentDecode } from '../../src/http/query-string.js';
-import { redactUrl } from '../../src/http/redact.js';
+import { parseParams, percentDecode } from '../../src/utils/query-string.js';
+import { redactUrl } from '../../src/log/redact.js';
 import { randomTexts } from '../helpers/random-text.js';
 
 const key = 'sph_0123456789abcdefghijklmnopqrstuv';

@@ -11,7 +11,7 @@ import { LoginThrottle } from '../../accounts/login-throttle.js';
 import type { Config } from '../../config.js';
 import { errors, SiphonError } from '../../errors.js';
 import type { Catalog } from '../../scrapers/catalog.js';
-import { isAccountName } from '../../scrapers/names.js';
+import { isAccountName } from '../../utils/names.js';
 import type { Account, Store } from '../../store/types.js';
 import { accountPage, type AccountPageModel } from '../../views/account-page.js';
 import { messagePage } from '../../views/message-page.js';

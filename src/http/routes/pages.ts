@@ -4,7 +4,7 @@ import { errors } from '../../errors.js';
 import { findFormat, formatNames, isValidCallback } from '../../formats/index.js';
 import type { TablePreviews } from '../../previews/table-previews.js';
 import type { Scraper, Store } from '../../store/types.js';
-import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../views/client/api-request.js';
+import { firstRowsSql, guessAtomMapping, withAtomColumns } from '../../shared/api-request.js';
 import { docsPage } from '../../views/docs-page.js';
 import { apiReference, type ApiReference } from '../../views/docs-reference.js';
 import { homePage } from '../../views/home-page.js';

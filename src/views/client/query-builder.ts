@@ -16,7 +16,7 @@ import {
   firstRowsSql,
   type ApiRequest,
   type AtomMapping,
-} from './api-request.js';
+} from '../../shared/api-request.js';
 
 interface TableInfo {
   name: string;

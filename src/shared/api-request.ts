@@ -1,8 +1,9 @@
 /**
  * @module The query builder's model: a data API request, its URL and ready-to-run examples in
- * several languages. Runs in the browser (served as an ES module, so it imports nothing) and on the
- * server, which renders the same examples into the page so it reads fine without JavaScript.
+ * several languages. Runs in the browser (served as an ES module, so it imports only its neighbours in
+ * shared/) and on the server, which renders the same examples into the page so it reads fine without JavaScript.
  */
+import { quoteIdentifier } from './sql-names.js';
 
 export interface ApiRequest {
   /** Where the API answers, e.g. `http://127.0.0.1:3000`. */
@@ -26,10 +27,6 @@ export interface Example {
 /** Shown in the examples until the visitor pastes a key of their own. */
 export const keyPlaceholder = 'YOUR_API_KEY';
 const defaultCallback = 'showRows';
-
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** The query the builder starts with, and the one the scraper page previews each table with. */
 export function firstRowsSql(table: string): string {

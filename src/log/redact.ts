@@ -1,5 +1,5 @@
 import { formatParamNames } from '../formats/index.js';
-import { pairName, pairValue, percentDecode, queryStart } from './query-string.js';
+import { pairName, pairValue, percentDecode, queryStart } from '../utils/query-string.js';
 
 /**
  * Parameters known to hold no secret, the data API's (with those the formats take) and the pages':

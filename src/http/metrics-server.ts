@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { errors, type SiphonError } from '../errors.js';
-import { requestId } from '../http/request-log.js';
-import { errorBody, errorContentType, errorHeaders } from '../http/send-error.js';
-import type { Metrics } from './metrics.js';
-import { hasMetricsToken } from './metrics-token.js';
+import { requestId } from './request-log.js';
+import { errorBody, errorContentType, errorHeaders } from './send-error.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { hasMetricsToken } from '../metrics/metrics-token.js';
 
 /** Scrapers and people looking: a handful of connections is plenty, and bounds what the port can hold. */
 const maxConnections = 32;
