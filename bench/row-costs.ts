@@ -3,7 +3,7 @@
  * SQLite stepping with and without safe integers (BigInt for every INTEGER), row by row (iterate) and
  * a split export's way, each 2,048-row range in one call (all), Siphon's json and csv encoders,
  * turning the text into bytes, and gzip and brotli at Siphon's levels (and the ones used before) on 64 KB chunks. It
- * ranks the remedies of BENCHMARKS.md's "where the time goes". `node dist/bench/row-costs.js`
+ * says which step of an exported row costs most (BENCHMARKS.md, "What dominates the cost now"). `node dist/bench/row-costs.js`
  * (after `npm run build`); builds its own 1,000,000-row table.
  */
 import Database from 'better-sqlite3';

@@ -39,12 +39,12 @@ import { checkWrk, type LoadSpec } from './wrk.js';
 /**
  * `--runs N`: every export measured up to N times (the median of them compared), an identity one
  * each time right after its baseline; 3 by default, as one run of each moved by a quarter from one
- * minute to the next on this machine. Compressed exports were measured once each until the
- * eighteenth round: one slow minute then decided a ratio that sits near its target (json's gzip:
- * 0.47× and 0.48× in two runs where ndjson's, the same work, was 0.52× and 0.53×). An export whose
- * ratio is `decidedBy` or more away from its target, either way, is not measured again: a second run
- * would not move it across the line, and on a machine four times slower than the eighteenth
- * round's, three runs of every export took the bench past five minutes (390 s).
+ * minute to the next on this machine; compressed exports too, as one slow minute can decide a ratio
+ * that sits near its target (json's gzip, measured once: 0.47× and 0.48× in two runs where ndjson's,
+ * the same work, was 0.52× and 0.53×). An export whose ratio is `decidedBy` or more away from its
+ * target, either way, is not measured again: a second run would not move it across the line, and
+ * on a machine four times slower than others of its kind, three runs of every export took the bench
+ * past five minutes (390 s).
  */
 const runsFlag = process.argv.indexOf('--runs');
 const runs = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
@@ -154,9 +154,9 @@ async function main(): Promise<void> {
     // Every query process runs every format before anything is timed, as in a server that has been
     // up a while: six queries of a quarter of the table at once, two from each of three keys, take
     // the six processes Siphon starts on 2 cores. A process's first export of a format ran 30-40 %
-    // slower than its next ones (V8 compiling the encoder, the heap growing). Until the nineteenth
-    // round each format was exported whole three times at once, each over two processes: the same
-    // warmth for twice the rows (36 s of a bench that must end within five minutes, on a slow machine).
+    // slower than its next ones (V8 compiling the encoder, the heap growing). Each format exported
+    // whole three times at once, each over two processes, gave the same warmth for twice the rows
+    // (36 s more of a bench that must end within five minutes, on a slow machine).
     const warmUpRows = fixtureRows / 4;
     const warmUpSql = `${exportSql} limit ${warmUpRows}`;
     for (const format of ['json', 'csv', 'ndjson'] as const) {

@@ -61,7 +61,7 @@ const lua = (s: string) => JSON.stringify(s); // a JSON string is a valid Lua st
  * Checks each answer: its status, and for a 200 the count of row markers in its body, found as plain
  * text. (Counted with `gsub`, a Lua pattern that copies the body, the check cost wrk so much CPU that
  * the bare server, checked, answered 60 % of its unchecked rate on this 2-core machine: CPU the server
- * measured beside it did not get. Found plainly, it costs nothing measurable; BENCHMARKS.md, sixteenth round.)
+ * measured beside it did not get. Found plainly, it costs nothing measurable.)
  */
 const responseHook = `
 function response(status, headers, body)

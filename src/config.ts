@@ -98,8 +98,8 @@ export const defaults = {
   maxResponseMs: 600_000,
   spoolResponseMb: 512,
   spoolTotalMb: 2048,
-  // Measured with bench/cpu-costs.ts on the bench's table (BENCHMARKS.md, fourth round): ~0.8 MB
-  // of json a range; 512 rows cost more per range, 32k and more cost the server more per row.
+  // Measured with bench/cpu-costs.ts on the bench's table: ~0.8 MB of json a range; 512 rows cost
+  // more per range, 32k and more cost the server more per row.
   exportRangeRows: 2048,
   queryTempMb: 512,
   importTimeoutMs: 300_000,

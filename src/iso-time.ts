@@ -4,8 +4,8 @@ let secondText = '';
 
 /**
  * `new Date(ms).toISOString()`, the same text, made once a second: every data call stamps its
- * download, and `toISOString` cost ~0.8 µs alone and ~2.7 µs of a 304 under load (BENCHMARKS.md,
- * fifteenth round). Within a second only the milliseconds change.
+ * download, and `toISOString` cost ~0.8 µs alone and ~2.7 µs of a 304 under the bench's load.
+ * Within a second only the milliseconds change.
  */
 export function isoTime(ms: number = Date.now()): string {
   // `ms` is whole milliseconds, as Date.now() gives.

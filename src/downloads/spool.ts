@@ -85,8 +85,8 @@ export interface SpoolLog {
  * power may lose the last few seconds.
  *
  * The lines queued in one turn of the event loop are written together at its end, in one write: a
- * write per download cost a 304 ~20 µs of its ~220, and one turn under load queues ~20 (BENCHMARKS.md,
- * seventh round). Their answers wait for it, that turn's end.
+ * write per download cost a 304 ~20 µs of its ~220 of CPU, and one turn under the bench's load
+ * queues ~20. Their answers wait for it, that turn's end.
  *
  * The store keeps, with each batch of downloads, how far the spool is recorded (SpoolProgress), so a
  * replay records each download once. A spool that cannot be written (a full disk) is given up with

@@ -31,7 +31,7 @@ interface Entry {
 /**
  * Each request's entry is kept on the request itself, under a symbol. A WeakMap keyed by requests,
  * each short-lived, cost ~10 µs of CPU per request: V8's young collections treat every entry whose
- * key is young as an ephemeron to trace (BENCHMARKS.md, eighth round).
+ * key is young as an ephemeron to trace.
  */
 const entryKey = Symbol('request line');
 type Tracked = { [entryKey]?: Entry };
@@ -81,7 +81,7 @@ export function loggedWhenDone<R extends object>(handler: (request: R, reply: Fa
  * response has ended, by finishing or by its connection closing. Called first of all for each
  * request; again is harmless. The id is set on the reply, not on the raw response: a header set on
  * the raw response makes Node's `writeHead` take every other header one `setHeader` at a time
- * (~1 µs of a 304, BENCHMARKS.md, tenth round), so a response written raw (the data route's)
+ * (~1 µs of a 304's CPU), so a response written raw (the data route's)
  * carries the id in its own headers.
  */
 export function trackRequest(request: FastifyRequest, reply: FastifyReply, outputs: LineOutputs): void {
@@ -109,7 +109,7 @@ function write(entry: Entry): void {
     status: facts.status ?? entry.reply.statusCode,
   } as RequestLine;
   // The facts field by field, in the order they were noted: a literal with a rest and a spread made
-  // an object V8 writes out the slow way, 40 % more of the line's cost (BENCHMARKS.md, thirteenth round).
+  // an object V8 writes out the slow way, 40 % more of the line's CPU.
   for (const name in facts) {
     if (name !== 'err' && name !== 'query' && name !== 'status')
       (line as unknown as Record<string, unknown>)[name] = facts[name as keyof RequestFacts];

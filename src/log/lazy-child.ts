@@ -6,8 +6,8 @@ const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as
 
 /**
  * A request's logger (`request.log`), made when the request first logs through it. Fastify makes a
- * pino child for every request, its bindings turned into JSON text, ~1.5 µs of a 304 under load
- * (BENCHMARKS.md, fifteenth round); a request logs through its logger only when something went
+ * pino child for every request, its bindings turned into JSON text, ~1.5 µs of a 304's CPU under
+ * the bench's load; a request logs through its logger only when something went
  * wrong or an account changed, and its line goes through request-log.ts.
  */
 class LazyChildLogger {

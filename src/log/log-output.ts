@@ -11,7 +11,7 @@ const retryMs = 20;
  * that is dropped and counted. What is held when the process exits is written synchronously then.
  *
  * pino's own destination (sonic-boom) measured the UTF-8 length of its whole growing batch at each
- * record, which at 8 KB batches cost ~2 µs of every request's CPU (BENCHMARKS.md, tenth round);
+ * record, which at 8 KB batches cost ~2 µs of every request's CPU under the bench's load;
  * lengths here are counted in characters as records arrive.
  */
 export class LogOutput {

@@ -24,7 +24,7 @@ export interface Log {
   /**
    * Writes a request's line: the record `logger.child({ reqId }).info(fields, 'request')` (or
    * `warn`) would write, byte for byte, made with one `JSON.stringify` of the fields instead of
-   * pino's field-by-field serializing, ~1.2 µs of a 304's CPU (BENCHMARKS.md, tenth round). For flat
+   * pino's field-by-field serializing, which cost ~1.2 µs of a 304's CPU under the bench's load. For flat
    * fields with no serializer of their own: errors go through the logger.
    */
   requestLine(level: 'info' | 'warn', reqId: string, fields: object): void;

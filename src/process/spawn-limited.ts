@@ -42,7 +42,7 @@ const execNode = 'if command -v setpriv >/dev/null 2>&1; then exec setpriv --pde
  * took its core from it 0.4 times per small query. Measured in the bench's small-query load on 2
  * cores, in four alternated pairs: 7–14 % more a second, fewer µs per query in the server and in
  * the query processes; and no fewer with other programs keeping both cores busy, where a pool that
- * woke a process per query had lost two thirds (BENCHMARKS.md, second and eighteenth rounds). Any
+ * woke a process per query had lost two thirds of its small queries a second under SCHED_BATCH. Any
  * user may ask it for its own processes; where `chrt` is missing or refused, they run as before.
  */
 const batchPolicy = '{ chrt --batch --pid 0 $$ >/dev/null 2>&1 || true; }';

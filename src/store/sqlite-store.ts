@@ -127,8 +127,8 @@ export class SqliteStore implements Store {
   /**
    * Drops the cached lookups if another connection has committed since the last look, looking once
    * per turn of the event loop: a look is a read transaction, two fcntl calls on the WAL's shared
-   * memory, and one before each of a request's two lookups cost a 304 ~25 µs of its ~220
-   * (BENCHMARKS.md, seventh round); under load one turn serves ~20 requests. A commit is seen from
+   * memory, and one before each of a request's two lookups cost a 304 ~25 µs of its ~220 of CPU;
+   * under the bench's load one turn serves ~20 requests. A commit is seen from
    * the next turn on.
    */
   private dropStaleLookups(): void {

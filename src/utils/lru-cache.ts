@@ -19,7 +19,7 @@ interface Entry<K, V> {
  * that order by insertion, made both dear: a hit moved an entry by deleting and inserting it again,
  * and the oldest key was found by a new iterator, which walks every hole that deletions left at the
  * front of V8's table (up to half its size, until it is compacted): ~2.5 µs a dropped entry at 4,096
- * entries, more than the hash the ETags' cache saves (BENCHMARKS.md, fifteenth round). An iterator
+ * entries, more than the hash the ETags' cache saves. An iterator
  * kept between evictions walks them once, but holds every table V8 has since replaced: 53 MB after a
  * million hits with no eviction. An entry larger than the whole bound is not kept.
  */
