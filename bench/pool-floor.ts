@@ -2,18 +2,17 @@
  * The floor of small queries on this machine: bare node:http and `processes` child processes, each
  * running the query's SQL with better-sqlite3 and answering its rows as `JSON.stringify` text, one
  * query at a time per process, with as many more sent ahead to it as Siphon's pool sends
- * (`maxAhead`): a process that always has its next query does not sleep between them. The next
+ * (`--queries-ahead`): a process that always has its next query does not sleep between them. The next
  * request waits for a process with room. Nothing else: no key, no checks, no fairness, no limits, no
  * log, no download. What Siphon answers per second can only be less; the bench compares both with
  * the same ceiling.
  *
- * `node pool-floor.js FILE PROCESSES` serves; its children are this file with `--child FILE`.
+ * `node pool-floor.js FILE PROCESSES AHEAD` serves; its children are this file with `--child FILE`.
  */
 import Database from 'better-sqlite3';
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { maxAhead } from '../src/pool/pool.js';
 
 interface Job {
   id: number;
@@ -28,8 +27,8 @@ function child(file: string): void {
   process.on('disconnect', () => process.exit(0));
 }
 
-function serve(file: string, processes: number): void {
-  /** A process for each query it may take more: it runs one and holds `maxAhead`. */
+function serve(file: string, processes: number, ahead: number): void {
+  /** A process for each query it may take more: it runs one and holds `ahead`. */
   const room: ChildProcess[] = [];
   const waiting: { sql: string; res: http.ServerResponse }[] = [];
   const answering = new Map<number, http.ServerResponse>();
@@ -54,7 +53,7 @@ function serve(file: string, processes: number): void {
     return c;
   });
   // In turns, so that a few requests go to as many processes.
-  for (let i = 0; i <= maxAhead; i++) room.push(...children);
+  for (let i = 0; i <= ahead; i++) room.push(...children);
   const server = http.createServer((req, res) => {
     waiting.push({ sql: new URL(req.url!, 'http://floor').searchParams.get('query') ?? '', res });
     dispatch();
@@ -68,4 +67,4 @@ function serve(file: string, processes: number): void {
 }
 
 if (process.argv[2] === '--child') child(process.argv[3]!);
-else serve(process.argv[2]!, Number(process.argv[3]));
+else serve(process.argv[2]!, Number(process.argv[3]), Number(process.argv[4]));

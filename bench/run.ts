@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { maxAhead } from '../src/pool/pool.js';
+import { defaults } from '../src/config.js';
 import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
@@ -46,6 +46,13 @@ import { checkWrk, type LoadSpec } from './wrk.js';
  * on a machine four times slower than others of its kind, three runs of every export took the bench
  * past five minutes (390 s).
  */
+/**
+ * `--queries-ahead N`: queries Siphon sends ahead to a busy process (serve's flag of that name), and
+ * the small-query floor as many: 0 shows what sending ahead buys. Siphon's default otherwise.
+ */
+const aheadFlag = process.argv.indexOf('--queries-ahead');
+const queriesAhead = aheadFlag === -1 ? defaults.queriesAhead : Number(process.argv[aheadFlag + 1]);
+if (!(Number.isInteger(queriesAhead) && queriesAhead >= 0)) throw new Error('--queries-ahead needs a whole number, 0 or above');
 const runsFlag = process.argv.indexOf('--runs');
 const runs = runsFlag === -1 ? 3 : Number(process.argv[runsFlag + 1]);
 if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a whole number above 0');
@@ -61,7 +68,7 @@ const quickDeathMs = 1000;
  * queue…) except the rate limit (600 a minute per key would answer 429 to a load generator within a
  * second) and the query time limit (four 1M-row exports at once share 2 cores for longer than 10 s).
  */
-const serverFlags = ['--rate-limit', '0', '--query-timeout', '120'];
+const serverFlags = ['--rate-limit', '0', '--query-timeout', '120', '--queries-ahead', String(queriesAhead)];
 /** The small-query floor's processes: as many as Siphon starts by default (2 × cores + 2). */
 const floorProcesses = 2 * os.availableParallelism() + 2;
 
@@ -250,7 +257,7 @@ async function main(): Promise<void> {
     }
     // The floors: servers doing only what a small query and a 304 must, under the same checked load
     // as Siphon (the targets stay ratios to the ceiling; these say how much of the gap is Siphon's).
-    const poolFloor = await started(startPoolFloor(fixtureFile, floorProcesses));
+    const poolFloor = await started(startPoolFloor(fixtureFile, floorProcesses, queriesAhead));
     const keysFile = path.join(workDir, 'client-keys.json');
     writeFileSync(keysFile, JSON.stringify(clientKeys));
     const checkFloor = await started(startRevalidationFloor(keysFile, workDir));
@@ -393,7 +400,7 @@ async function main(): Promise<void> {
         ceiling,
         checkedCeiling,
         revalidations,
-        smallFloor: { ...smallFloor, processes: floorProcesses, ahead: maxAhead },
+        smallFloor: { ...smallFloor, processes: floorProcesses, ahead: queriesAhead },
         revalidationFloor,
       },
       isolation,

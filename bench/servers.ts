@@ -90,9 +90,9 @@ export function startBareServer(responseFile: string): Promise<ServerProcess> {
   return startProcess([path.join(here, 'bare-server.js'), responseFile], listening, process.env, []);
 }
 
-/** The floor of small queries (pool-floor.ts): node:http and `processes` child processes running the SQL on `file`. */
-export function startPoolFloor(file: string, processes: number): Promise<ServerProcess> {
-  return startProcess([path.join(here, 'pool-floor.js'), file, String(processes)], listening, process.env, []);
+/** The floor of small queries (pool-floor.ts): node:http and `processes` child processes running the SQL on `file`, `ahead` sent ahead to each. */
+export function startPoolFloor(file: string, processes: number, ahead: number): Promise<ServerProcess> {
+  return startProcess([path.join(here, 'pool-floor.js'), file, String(processes), String(ahead)], listening, process.env, []);
 }
 
 /** The floor of 304s (revalidation-floor.ts): the least every data call does, for the keys in `keysFile`. */

@@ -52,6 +52,7 @@ function poolOptions(config: Config): PoolOptions {
     spoolTotalMb: config.spoolTotalMb,
     rowsPerRange: config.exportRangeRows,
     startingAtOnce: os.availableParallelism(),
+    queriesAhead: config.queriesAhead,
   };
 }
 

@@ -62,6 +62,7 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   'spool-response-mb': { env: ['16', '16'], flag: ['1024', '1024'], bad: '0' },
   'spool-total-mb': { env: ['256', '256'], flag: ['4096', '4096'], bad: '-1' },
   'export-range-rows': { env: ['0', '0'], flag: ['4096', '4096'], bad: '1.5' },
+  'queries-ahead': { env: ['0', '0'], flag: ['2', '2'], bad: '-1' },
   signup: { env: ['closed', 'closed'], flag: ['closed', 'closed'], bad: 'Open' },
   'session-lifetime': { env: ['3600', '3600'], flag: ['86400', '86400'], bad: '0' },
   'login-failures': { env: ['3', '3'], flag: ['10', '10'], bad: '0' },

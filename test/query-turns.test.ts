@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { maxAhead } from '../src/pool/pool.js';
+import { defaults } from '../src/config.js';
 import type { QueryJob } from '../src/pool/protocol.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { waitFor } from './helpers/cli.js';
@@ -24,14 +24,22 @@ test('queries wait while as many as allowed have just started, sent ahead up to 
 
   const slow = pool.run(job(runaway), 'alice');
   slow.on('error', () => {}); // destroyed at the end
-  const keys = Array.from({ length: maxAhead + 1 }, (_, i) => `key${i}`);
+  const keys = Array.from({ length: defaults.queriesAhead + 1 }, (_, i) => `key${i}`);
   const before = performance.now();
   const fast = keys.map((key, i) => pool.run(job(`select ${i} as n`), key));
   const elapsed = performance.now() - before;
   // Two processes are idle, yet the other queries wait: as many as a process takes are sent ahead to
   // the first one's, which has just started, the last one in the queue. (Unless this thread itself
   // stalled for as long as a query counts as just started: nothing to tell then.)
-  if (elapsed < 10) assert.deepEqual(pool.stats(), { ready: 3, busy: 1, waiting: maxAhead + 1, long: 0, parked: 0, sentAhead: maxAhead });
+  if (elapsed < 10)
+    assert.deepEqual(pool.stats(), {
+      ready: 3,
+      busy: 1,
+      waiting: defaults.queriesAhead + 1,
+      long: 0,
+      parked: 0,
+      sentAhead: defaults.queriesAhead,
+    });
   else t.diagnostic(`stalled ${elapsed.toFixed(1)} ms between calls: the waiting was not observed`);
 
   // The runaway never ends, yet the other queries are answered, each with its own rows: the runaway

@@ -340,6 +340,13 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     'rows of each range of a whole-table export run by two query processes at once (0: never split)',
     { zeroOff: true },
   ),
+  queriesAhead: numberSetting(
+    'queriesAhead',
+    'queries-ahead',
+    'count',
+    'queries sent ahead to a busy query process at most, to run right after its query (0: none is)',
+    { zeroOff: true },
+  ),
   signup: textSetting(
     'signup',
     'signup',

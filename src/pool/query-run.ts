@@ -4,7 +4,7 @@ import type { QueueItem } from './fair-queue.js';
 import { CompressingSpool } from './compressing-spool.js';
 import { crc32Combine } from './crc32-combine.js';
 import { FrameType, type Deflated, type EndPayload, type ErrorPayload, type Frame, type QueryJob, type RangePlan } from './protocol.js';
-import type { QueryProcess } from './query-process.js';
+import type { ProcessSlot } from './slot.js';
 import { RangeOrder } from './range-order.js';
 import { mayBeSplit, rangeCount, rangeOf } from './ranges.js';
 import { Spool, type SpoolOptions } from './spool.js';
@@ -14,21 +14,19 @@ export type QueryOutcome = 'ok' | 'cancelled' | QueryFailure['kind'];
 
 /** What a run needs from its pool. */
 export interface RunHost {
-  /** The run is done with this process, which can take another job. */
-  release(run: QueryRun, process: QueryProcess): void;
   /**
-   * The run gave up while this process still worked on it: the process is killed (only a kill stops
-   * a query), or let finish one it has only just started (pool.ts says when).
+   * The run is done with this slot: its process is free. One still working on the run's job is let
+   * finish it, or killed (only a kill stops a query): pool.ts says when.
    */
-  abandon(run: QueryRun, process: QueryProcess): void;
-  /** The run waits in the queue no more. */
-  unqueue(run: QueryRun): void;
+  free(slot: ProcessSlot): void;
+  /** The run waits no more: in the queue, or sent ahead to a process. */
+  withdraw(run: QueryRun): void;
   /** The run has worked long enough to be a long query. */
   promote(run: QueryRun): void;
   /** Whether a second process could be had for the run now (pool.ts says when), without taking it. */
   spare(run: QueryRun): boolean;
-  /** A second process for the run, taken now, if one may be had. */
-  helper(run: QueryRun): QueryProcess | undefined;
+  /** A second slot for the run, taken now, if one may be had. */
+  secondSlot(run: QueryRun): ProcessSlot | undefined;
   /** Whether queries wait for a process: a split run's second process goes back for them. */
   othersWaiting(): boolean;
 }
@@ -89,17 +87,17 @@ export class QueryRun extends Readable implements QueueItem {
     queuedAt: performance.now(),
   };
   /** Its processes, each with the range it runs (undefined: the whole query, or its plan). */
-  private readonly workers = new Map<QueryProcess, number | undefined>();
+  private readonly workers = new Map<ProcessSlot, number | undefined>();
   private plan: RangePlan | undefined;
   private order: RangeOrder | undefined;
   private rowsSent = 0;
   /** What each range (0: an unsplit query) deflated, as their ends come, in any order. */
   private readonly rangesDeflated = new Map<number, Deflated>();
   /** Processes told to wait: for room in the spool, or until output their range holds goes out. */
-  private readonly paused = new Set<QueryProcess>();
+  private readonly paused = new Set<ProcessSlot>();
   private roomAwaited = false;
   /** The run's last process, kept while no range may start (its output waits for the spool): it runs the next. */
-  private kept: QueryProcess | undefined;
+  private kept: ProcessSlot | undefined;
   private long = false;
   private parked = false;
   /** Its first process was asked for a plan of ranges: it may take a second. */
@@ -115,7 +113,7 @@ export class QueryRun extends Readable implements QueueItem {
 
   constructor(
     private readonly host: RunHost,
-    private readonly job: QueryJob,
+    readonly job: QueryJob,
     readonly key: string,
     private readonly options: RunOptions,
   ) {
@@ -152,20 +150,15 @@ export class QueryRun extends Readable implements QueueItem {
     return (this.maySplit ??= this.options.rowsPerRange > 0 && mayBeSplit(this.job));
   }
 
-  /** Sends the job to a process still running another, to run after it: `start` once that has ended. Returns the job's number there. */
-  sendAhead(process: QueryProcess): number {
-    return process.run(this.job);
-  }
-
   /** The run has its process: its job is sent (unless it was sent ahead), and its time limit runs. */
-  start(process: QueryProcess, sentAhead = false): void {
+  start(slot: ProcessSlot, sentAhead = false): void {
     this.times.startedAt = performance.now();
     if (sentAhead) {
-      this.listen(process, undefined);
+      this.workers.set(slot, undefined);
     } else {
       // The pool's answer first: it is the cheaper question, and most often no (small queries come in crowds).
       this.splitAsked = this.host.spare(this) && this.splittable;
-      this.work(process, this.splitAsked ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
+      this.work(slot, this.splitAsked ? { ...this.job, split: { rowsPerRange: this.options.rowsPerRange } } : this.job, undefined);
     }
     this.startClock();
   }
@@ -173,28 +166,28 @@ export class QueryRun extends Readable implements QueueItem {
   /** A long query: its processes run at a lower CPU priority, a second one taken later too. */
   lowerPriority(): void {
     this.long = true;
-    for (const process of this.workers.keys()) process.lowerPriority();
+    for (const slot of this.workers.keys()) slot.process.lowerPriority();
   }
 
   /** Frozen as a long query in excess: its time does not run. */
   park(): void {
     this.parked = true;
     this.stopClock();
-    for (const process of this.workers.keys()) process.freeze();
+    for (const slot of this.workers.keys()) slot.process.freeze();
   }
 
   unpark(): void {
     this.parked = false;
     this.lowerPriority();
-    for (const process of this.workers.keys()) process.thaw();
+    for (const slot of this.workers.keys()) slot.process.thaw();
     this.startClock();
     this.startNext();
   }
 
   /** One of its processes died while running it (out of memory, or killed from outside). */
-  processDied(process: QueryProcess): void {
-    this.workers.delete(process);
-    if (this.kept === process) this.kept = undefined;
+  processDied(slot: ProcessSlot): void {
+    this.workers.delete(slot);
+    if (this.kept === slot) this.kept = undefined;
     this.destroy(new QueryFailed({ kind: 'resources' }));
   }
 
@@ -216,45 +209,36 @@ export class QueryRun extends Readable implements QueueItem {
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     this.ended(err instanceof QueryFailed ? err.failure.kind : 'cancelled');
     this.stopClock();
-    this.host.unqueue(this);
-    const processes = [...this.workers.keys()];
+    this.host.withdraw(this);
+    const slots = [...this.workers.keys()];
     this.workers.clear();
-    for (const process of processes) {
-      process.onFrame = () => {};
-      this.host.abandon(this, process);
-    }
-    // The kept process runs nothing: it can take another query.
-    const kept = this.kept;
+    // The kept slot runs nothing: it is free at once, the others once their job is over.
+    if (this.kept) slots.push(this.kept);
     this.kept = undefined;
-    if (kept) this.host.release(this, kept);
+    for (const slot of slots) this.host.free(slot);
     this.spool.close();
     callback(err);
   }
 
-  private work(process: QueryProcess, job: QueryJob, range: number | undefined): void {
-    this.listen(process, range);
-    process.run(job);
+  /** Gives the slot the job, for `range` of the query: its frames are this run's from now on. */
+  private work(slot: ProcessSlot, job: QueryJob, range: number | undefined): void {
+    this.workers.set(slot, range);
+    slot.work(this, job);
   }
 
-  /** The process's frames are this run's from now on, for `range` of it. */
-  private listen(process: QueryProcess, range: number | undefined): void {
-    this.workers.set(process, range);
-    process.onFrame = (frame) => this.onFrame(process, frame);
-  }
-
-  private onFrame(process: QueryProcess, frame: Frame): void {
-    // Frames still on the way from a process this run gave up on (it is being killed).
-    if (!this.workers.has(process)) return;
+  /** A frame of the job a slot runs for this run. */
+  onFrame(slot: ProcessSlot, frame: Frame): void {
+    if (!this.workers.has(slot)) return;
     switch (frame.type) {
       case FrameType.plan:
         this.plan = JSON.parse(frame.payload.toString()) as RangePlan;
         this.times.ranges = rangeCount(this.plan);
         this.order = new RangeOrder(this.times.ranges, this.options.holdBytes, this.options.rangesAhead);
-        this.workers.set(process, this.order.take());
+        this.workers.set(slot, this.order.take());
         this.startNext();
         break;
       case FrameType.data:
-        this.output(process, frame.payload);
+        this.output(slot, frame.payload);
         break;
       case FrameType.inflated:
         this.deflatedBytes += frame.payload.readUInt32BE(0);
@@ -262,14 +246,14 @@ export class QueryRun extends Readable implements QueueItem {
       case FrameType.end: {
         const end = JSON.parse(frame.payload.toString()) as EndPayload;
         this.rowsSent += end.rows;
-        if (end.deflated) this.rangesDeflated.set(this.workers.get(process) ?? 0, end.deflated);
-        this.rangeEnded(process);
+        if (end.deflated) this.rangesDeflated.set(this.workers.get(slot) ?? 0, end.deflated);
+        this.rangeEnded(slot);
         break;
       }
       case FrameType.error: {
         const failure = failureFrom(JSON.parse(frame.payload.toString()) as ErrorPayload);
         this.ended(failure.kind);
-        this.letGo(process);
+        this.letGo(slot);
         this.destroy(new QueryFailed(failure));
         break;
       }
@@ -277,19 +261,19 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   /** Output of a process: to the spool if it is due, else held until it is. */
-  private output(process: QueryProcess, data: Buffer): void {
-    const range = this.workers.get(process);
+  private output(slot: ProcessSlot, data: Buffer): void {
+    const range = this.workers.get(slot);
     if (this.order && range !== undefined && this.order.holds(range)) {
-      if (!this.order.hold(range, data)) this.holdBack(process);
+      if (!this.order.hold(range, data)) this.holdBack(slot);
     } else if (!this.spool.append(data)) {
       // Full: the process waits for the client now, and that wait is the query's time.
-      this.holdBack(process);
+      this.holdBack(slot);
     }
   }
 
-  private holdBack(process: QueryProcess): void {
-    process.pauseOutput();
-    this.paused.add(process);
+  private holdBack(slot: ProcessSlot): void {
+    slot.process.pauseOutput();
+    this.paused.add(slot);
     this.awaitRoom();
   }
 
@@ -316,42 +300,41 @@ export class QueryRun extends Readable implements QueueItem {
       }
       if (order.done) this.spool.end();
     }
-    for (const process of this.paused) {
-      const range = this.workers.get(process);
+    for (const slot of this.paused) {
+      const range = this.workers.get(slot);
       const held = order !== undefined && range !== undefined && order.holds(range);
       if (held ? order.mayGoOn(range) : !this.spool.full) {
-        this.paused.delete(process);
-        process.resumeOutput();
+        this.paused.delete(slot);
+        slot.process.resumeOutput();
       }
     }
     this.awaitRoom();
   }
 
   /** A process ended its part: the whole query, or a range. */
-  private rangeEnded(process: QueryProcess): void {
+  private rangeEnded(slot: ProcessSlot): void {
     const order = this.order;
     if (!order) {
       this.completed();
-      this.letGo(process);
+      this.letGo(slot);
       this.spool.end();
       return;
     }
-    order.end(this.workers.get(process)!);
+    order.end(this.workers.get(slot)!);
     if (order.allStarted && this.workers.size === 1) {
       // Every range has ended: the query is done, and what is held goes out as the spool takes it.
       this.completed();
-      this.letGo(process);
+      this.letGo(slot);
     } else if (order.startable && !(this.workers.size > 1 && this.host.othersWaiting())) {
-      this.runRange(process, order.take());
+      this.runRange(slot, order.take());
     } else if (this.workers.size > 1) {
       // A second process goes back to the pool: for anyone waiting, or until a range may start.
-      this.letGo(process);
+      this.letGo(slot);
     } else {
-      this.workers.delete(process);
-      this.paused.delete(process);
-      process.onFrame = () => {};
-      process.resumeOutput();
-      this.kept = process;
+      this.workers.delete(slot);
+      this.paused.delete(slot);
+      slot.process.resumeOutput();
+      this.kept = slot;
     }
     this.flush();
     this.startNext();
@@ -362,9 +345,9 @@ export class QueryRun extends Readable implements QueueItem {
     // A parked run starts nothing: it goes on where it was once unparked.
     if (this.parked) return;
     if (this.kept && this.order?.startable) {
-      const process = this.kept;
+      const slot = this.kept;
       this.kept = undefined;
-      this.runRange(process, this.order.take());
+      this.runRange(slot, this.order.take());
     }
     this.recruit();
   }
@@ -372,15 +355,15 @@ export class QueryRun extends Readable implements QueueItem {
   /** Takes a second process while a range may start and the pool can spare one: never a third. */
   private recruit(): void {
     while (this.order?.startable && this.workers.size < 2) {
-      const helper = this.host.helper(this);
+      const helper = this.host.secondSlot(this);
       if (!helper) return;
-      if (this.long) helper.lowerPriority();
+      if (this.long) helper.process.lowerPriority();
       this.runRange(helper, this.order.take());
     }
   }
 
-  private runRange(process: QueryProcess, range: number): void {
-    this.work(process, { ...this.job, range: rangeOf(this.plan!, range) }, range);
+  private runRange(slot: ProcessSlot, range: number): void {
+    this.work(slot, { ...this.job, range: rangeOf(this.plan!, range) }, range);
   }
 
   /** Every row is made: the time limit stops, what is left is the client's reading. */
@@ -413,12 +396,11 @@ export class QueryRun extends Readable implements QueueItem {
   }
 
   /** The process is done with this query and can take another. */
-  private letGo(process: QueryProcess): void {
-    this.workers.delete(process);
-    this.paused.delete(process);
-    process.onFrame = () => {};
-    process.resumeOutput();
-    this.host.release(this, process);
+  private letGo(slot: ProcessSlot): void {
+    this.workers.delete(slot);
+    this.paused.delete(slot);
+    slot.process.resumeOutput();
+    this.host.free(slot);
   }
 
   /**

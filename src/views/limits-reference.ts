@@ -106,6 +106,11 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('exportRangeRows'),
   },
   {
+    what: "Queries sent ahead to a query process still running another, to run right after it without the process going to sleep; each waits there 20 ms at most, then is taken back and queued again first of its key's; `0` sends none ahead",
+    value: (c) => (c.queriesAhead > 0 ? count(c.queriesAhead) : 'none'),
+    setWith: flag('queriesAhead'),
+  },
+  {
     what: 'Address space of each query process (`ulimit -v`); a query needing more fails with 400',
     value: (c) => `${count(c.queryMemoryMb)} MB`,
     setWith: flag('queryMemoryMb'),

@@ -22,6 +22,7 @@ export function startPool(size: number, { startingAtOnce = size, keyConcurrency 
     spoolTotalMb: 64,
     rowsPerRange: 0,
     startingAtOnce,
+    queriesAhead: defaults.queriesAhead,
   });
 }
 
