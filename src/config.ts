@@ -54,8 +54,11 @@ export interface Config {
   /** Downloads waiting to be written (while the disk is full, say); once this many wait, the data API answers 503. */
   maxPendingDownloads: number;
   logLevel: string;
-  /** `json`: one JSON object a line; `pretty`: the same records as readable lines, for a terminal. */
-  logFormat: 'json' | 'pretty';
+  /**
+   * `json`: one JSON object a line; `pretty`: readable lines, for a person; `auto`: pretty when stdout
+   * is a terminal, else json.
+   */
+  logFormat: 'auto' | 'json' | 'pretty';
   /**
    * The proxies whose `X-Forwarded-For` (and `-Proto`, `-Host`) are believed: false for none, true for
    * any peer, or a comma-separated list of addresses, CIDR ranges and proxy-addr's names (`loopback`…).
@@ -119,7 +122,7 @@ export const defaults = {
   // A few seconds of downloads at full speed (~4,000 a second, bench) and a few MB of memory.
   maxPendingDownloads: 10_000,
   logLevel: 'info',
-  logFormat: 'json',
+  logFormat: 'auto',
   trustProxy: false,
   signup: 'open',
   sessionLifetimeMs: 7 * 24 * 3600 * 1000,

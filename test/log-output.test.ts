@@ -14,7 +14,7 @@ import { demoRecord, logRecords, requestRecords } from './helpers/log-lines.js';
 import { repoRoot } from './helpers/paths.js';
 import { dataUrl } from './helpers/server.js';
 
-test('stdout holds log records only; the start-up records name the pages, the API, the metrics and the demo', async () => {
+test('stdout not a terminal: it holds log records only; the start-up records name the pages, the API, the metrics and the demo', async () => {
   const dataDir = tempDir();
   const server = await startServe(['--demo', '--port', '0', '--metrics-port', '0'], { dataDir });
   try {
@@ -44,7 +44,7 @@ test('stdout holds log records only; the start-up records name the pages, the AP
   assert.equal(server.stderr(), '');
 });
 
-test('--log-format pretty: the same records as readable lines', async () => {
+test('--log-format pretty, stdout not a terminal: readable lines, the start-up for a person', async () => {
   const server = await startServe(['--demo', '--port', '0', '--log-format', 'pretty'], { dataDir: tempDir() });
   try {
     const res = await fetch(`${server.base}/docs`);
@@ -52,10 +52,8 @@ test('--log-format pretty: the same records as readable lines', async () => {
     const id = res.headers.get('x-request-id')!;
     const pattern = new RegExp(`^\\S+Z INFO  request reqId=${id} method=GET url=/docs route=/docs status=200 .*durationMs=`, 'm');
     await waitFor(() => pattern.test(server.stdout()), 5000);
-    assert.match(
-      server.stdout(),
-      /INFO {2}Demo scraper and its read-only key, for trying Siphon locally page=http:\/\/\S+ demoKey=sph_\S+ curl="curl '/,
-    );
+    assert.match(server.stdout(), /^ {2}Demo key {4}sph_\S+ \(read-only/m);
+    assert.match(server.stdout(), /^ {2}curl 'http:\/\/\S+\/demo\/planning-applications\/data\.json\?key=sph_\S+'$/m);
     assert.equal(logRecords(server.stdout()).length, 0, 'no JSON');
   } finally {
     server.child.kill('SIGTERM');

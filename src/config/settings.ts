@@ -236,10 +236,10 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     key: 'logFormat',
     flag: 'log-format',
     metavar: 'FORMAT',
-    unit: 'json or pretty',
-    doc: 'json: one JSON object a line; pretty: the same records as readable lines',
+    unit: 'auto, json or pretty',
+    doc: 'json: one JSON object a line; pretty: readable lines; auto: pretty when stdout is a terminal, else json',
     parse(text) {
-      if (text !== 'json' && text !== 'pretty') throw new Refused('json or pretty');
+      if (text !== 'auto' && text !== 'json' && text !== 'pretty') throw new Refused('auto, json or pretty');
       return text;
     },
     show: String,

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { isatty } from 'node:tty';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactUrl } from './redact.js';
 import { LogOutput } from './log-output.js';
@@ -21,6 +22,13 @@ const flushEveryMs = 100;
 
 export interface Log {
   logger: Logger;
+  /** The form records are written in: `auto` resolved, by whether stdout is a terminal. */
+  format: 'json' | 'pretty';
+  /**
+   * Writes lines for a person as they are, in order with the records: what the pretty form says
+   * where a JSON record would hold fields (the start-up's addresses and curl line). `text` ends with a newline.
+   */
+  text(text: string): void;
   /**
    * Writes a request's line: the record `logger.child({ reqId }).info(fields, 'request')` (or
    * `warn`) would write, byte for byte, made with one `JSON.stringify` of the fields instead of
@@ -35,17 +43,19 @@ export interface Log {
 }
 
 /**
- * The service's log: JSON lines (or `pretty` lines) on stdout. Records are handed to an asynchronous
+ * The service's log: JSON lines (or `pretty` lines) on stdout; `auto`, the default, is pretty when
+ * stdout is a terminal (a person runs it) and JSON when it is not (a pipe, a file, a collector). Records are handed to an asynchronous
  * destination (log-output.ts), so a request never waits for stdout: a record is held and written
  * with others when the pipe takes them, at most about `flushEveryMs` later. `flush` writes what is
  * held (serve calls it when stopping), and whatever ends the process, what is held is written at
  * exit. `stream`: tests read the log from one, written synchronously.
  */
-export function createLog(options: { level: string; format: 'json' | 'pretty'; stream?: NodeJS.WritableStream }): Log {
+export function createLog(options: { level: string; format: 'auto' | 'json' | 'pretty'; stream?: NodeJS.WritableStream }): Log {
+  const format = options.format === 'auto' ? (!options.stream && isatty(1) ? 'pretty' : 'json') : options.format;
   const output = options.stream ? undefined : new LogOutput(1, { minChars: minWriteChars, maxChars: maxHeldChars });
   if (output) setInterval(() => output.writeHeld(), flushEveryMs).unref();
   const out: DestinationStream = options.stream ?? output!;
-  const destination: DestinationStream = options.format === 'pretty' ? { write: (line) => out.write(prettyLine(line)) } : out;
+  const destination: DestinationStream = format === 'pretty' ? { write: (line) => out.write(prettyLine(line)) } : out;
   const logger = pino(
     {
       level: options.level,
@@ -63,6 +73,8 @@ export function createLog(options: { level: string; format: 'json' | 'pretty'; s
   const base = `,"pid":${process.pid},"hostname":${JSON.stringify(os.hostname())}`;
   return {
     logger,
+    format,
+    text: (text) => out.write(text),
     requestLine: (level, reqId, fields) => {
       if (!logger.isLevelEnabled(level)) return;
       const body = JSON.stringify(fields);

@@ -111,27 +111,37 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The start-up record saying where the service is, in either log format: its message and the URL. */
+/** The start-up record (or line, for a person) saying where the service is, in either log format: its message and the URL. */
 function findBanner(stdout: string): { message: string; base: string } | undefined {
-  const pretty = /^\S+ INFO +(Siphon is serving \S+ at (http:\/\/\S+)) /m.exec(stdout);
+  const pretty = /^(Siphon is serving \S+ at (http:\/\/\S+))\r?$/m.exec(stdout);
   if (pretty) return { message: pretty[1]!, base: pretty[2]! };
   const record = logRecords(stdout).find((r) => String(r.msg).startsWith('Siphon is serving '));
   return record ? { message: String(record.msg), base: String(record.url) } : undefined;
 }
 
+/** `text` as one word of a POSIX shell's command line. */
+const shellWord = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
 /**
  * Starts `bin/siphon serve` as a child process and waits for its banner, which is the only
  * reliable sign it is listening (and tells the port when it picked one itself). It runs two query
  * processes unless `--query-processes` or `SIPHON_QUERY_PROCESSES` says otherwise.
+ * `terminal`: in a pseudo-terminal, as a person runs it (util-linux's `script`, its exit status
+ * serve's): its stdout and stderr both read from the `child`'s stdout, its keyboard `child.stdin`
+ * (Ctrl-C, `\x03`, sends SIGINT).
  */
-export function startServe(args: string[], opts: CliOptions & { timeoutMs?: number } = {}): Promise<ServeProcess> {
+export function startServe(args: string[], opts: CliOptions & { timeoutMs?: number; terminal?: boolean } = {}): Promise<ServeProcess> {
   // Two query processes unless the test says otherwise: the default (two per core, plus two) costs
   // a second of CPU at every start, with other test files running beside.
   const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
-  const child = spawn(process.execPath, nodeArgs(['serve', ...args], opts.dataDir), {
+  const command = [process.execPath, ...nodeArgs(['serve', ...args], opts.dataDir)];
+  const [program, programArgs] = opts.terminal
+    ? ['script', ['--quiet', '--return', '--command', command.map(shellWord).join(' '), '/dev/null']]
+    : [command[0]!, command.slice(1)];
+  const child = spawn(program, programArgs, {
     cwd: opts.cwd,
     env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.terminal ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   // A serve still running when the test file ends (a failed test, a file past its timeout) would
   // run on for ever, holding its port and query processes: SIGKILL, which its query processes notice too.
@@ -152,7 +162,7 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
       const banner = findBanner(stdout());
       if (!banner) return;
       clearTimeout(timer);
-      child.stdout.off('data', onData);
+      child.stdout!.off('data', onData);
       const { base } = banner;
       resolve({
         child,
@@ -164,7 +174,7 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
         exited,
       });
     };
-    child.stdout.on('data', onData);
+    child.stdout!.on('data', onData);
     void exited.then(({ code, signal }) => {
       clearTimeout(timer);
       reject(new Error(`serve exited (${code ?? signal}) before its banner. stdout: ${stdout()}\nstderr: ${stderr()}`));
