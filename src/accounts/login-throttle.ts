@@ -1,4 +1,4 @@
-import { LruCache } from '../utils/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 
 export interface ThrottleLimits {
   perAccount: number;
@@ -29,9 +29,9 @@ interface Window {
  * In memory: a restart forgets, which costs a guesser no more than one window.
  */
 export class LoginThrottle {
-  private readonly accounts = new LruCache<string, Window>(keptCounters);
-  private readonly addresses = new LruCache<string, Window>(keptCounters);
-  private readonly signups = new LruCache<string, Window>(keptCounters);
+  private readonly accounts = new LRUCache<string, Window>({ max: keptCounters });
+  private readonly addresses = new LRUCache<string, Window>({ max: keptCounters });
+  private readonly signups = new LRUCache<string, Window>({ max: keptCounters });
 
   constructor(
     private readonly limits: ThrottleLimits,
@@ -66,12 +66,12 @@ export class LoginThrottle {
     if (this.limits.signupsPerAddress > 0) this.count(this.signups, address);
   }
 
-  private wait(counters: LruCache<string, Window>, key: string, limit: number): number {
+  private wait(counters: LRUCache<string, Window>, key: string, limit: number): number {
     const window = this.current(counters, key);
     return window && window.count >= limit ? Math.ceil((window.endsAt - this.now()) / 1000) : 0;
   }
 
-  private current(counters: LruCache<string, Window>, key: string): Window | undefined {
+  private current(counters: LRUCache<string, Window>, key: string): Window | undefined {
     const window = counters.get(key);
     if (window && window.endsAt <= this.now()) {
       counters.delete(key);
@@ -80,7 +80,7 @@ export class LoginThrottle {
     return window;
   }
 
-  private count(counters: LruCache<string, Window>, key: string): void {
+  private count(counters: LRUCache<string, Window>, key: string): void {
     const window = this.current(counters, key) ?? { count: 0, endsAt: this.now() + this.limits.windowMs };
     window.count += 1;
     counters.set(key, window);

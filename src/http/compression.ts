@@ -1,8 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import Negotiator from 'negotiator';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Transform, TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
-import { LruCache } from '../utils/lru-cache.js';
 
 /** The content codings a data response can be sent in. */
 export type ContentCoding = 'br' | 'gzip' | 'identity';
@@ -31,7 +31,7 @@ export function negotiateCoding(headers: IncomingHttpHeaders): ContentCoding {
  * Answers by `Accept-Encoding` value: parsing the header was a visible part of a 304's cost.
  * Clients send a handful of distinct ones; one sending a new one each time only pushes the others out.
  */
-const negotiated = new LruCache<string, ContentCoding>(64);
+const negotiated = new LRUCache<string, ContentCoding>({ max: 64 });
 
 /** Adds `value` to a `Vary` header that may already list other fields (CORS adds `Origin`). */
 function appendVary(headers: OutgoingHttpHeaders, value: string): void {

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import fresh from 'fresh';
+import { LRUCache } from 'lru-cache';
 import { hash as cryptoHash } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { LruCache } from '../utils/lru-cache.js';
 import type { Scraper } from '../store/types.js';
 import type { ContentCoding } from './compression.js';
 
@@ -20,7 +20,7 @@ export interface BodyShape {
  * ETag hashes by the text they hash, each made once per distinct call and data version: hashing
  * was a tenth of a 304's CPU. Bounded by count and by the text they hold (queries can be long).
  */
-const hashes = new LruCache<string, string>(4096, { maxSize: 4 * 1024 * 1024, sizeOf: (text) => text.length });
+const hashes = new LRUCache<string, string>({ max: 4096, maxSize: 4 * 1024 * 1024, sizeCalculation: (_, text) => text.length });
 
 /**
  * Adds the response's validators to its headers:

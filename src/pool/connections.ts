@@ -4,7 +4,7 @@
  * parse and plan, and a whole-table query the planning of its ranges.
  */
 import Database from 'better-sqlite3';
-import { LruCache } from '../utils/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import type { QueryJob, RangePlan } from './protocol.js';
 
 /** Open connections kept, one per scraper; the oldest is closed beyond this. */
@@ -32,20 +32,20 @@ export interface Prepared {
 export interface Connection {
   file: string;
   db: Database.Database;
-  statements: LruCache<string, Prepared>;
-  /** Range plans by range size and SQL text (null: not split), kept as statements are (range-plan.ts). */
-  plans: LruCache<string, RangePlan | null>;
+  statements: LRUCache<string, Prepared>;
+  /** Range plans by range size and SQL text (false: not split), kept as statements are (range-plan.ts). */
+  plans: LRUCache<string, RangePlan | false>;
 }
 
 /**
  * A cache of at most `maxStatements` entries keyed by SQL text, whose texts (and the values'
  * `charsOf`, for values that grow with the data) add up to `maxStatementChars` at most.
  */
-const bySqlText = <V>(charsOf: (value: V) => number = () => 0) =>
-  new LruCache<string, V>(maxStatements, { maxSize: maxStatementChars, sizeOf: (sql, value) => sql.length + charsOf(value) });
+const bySqlText = <V extends NonNullable<unknown>>(charsOf: (value: V) => number = () => 0) =>
+  new LRUCache<string, V>({ max: maxStatements, maxSize: maxStatementChars, sizeCalculation: (value, sql) => sql.length + charsOf(value) });
 
 /** A plan's bounds are one per range: a big table's plan can outweigh its SQL text many times. */
-const planChars = (plan: RangePlan | null) => plan?.bounds.reduce((chars, bound) => chars + bound.length, 0) ?? 0;
+const planChars = (plan: RangePlan | false) => (plan ? plan.bounds.reduce((chars, bound) => chars + bound.length, 0) : 0);
 
 const connections = new Map<number, Connection>();
 

@@ -16,8 +16,8 @@ import { wholeTable } from './ranges.js';
 export function rangePlan(open: Connection, sql: string, rowsPerRange: number): RangePlan | undefined {
   const key = `${rowsPerRange} ${sql}`;
   let plan = open.plans.get(key);
-  if (plan === undefined) open.plans.set(key, (plan = planRanges(open.db, sql, rowsPerRange) ?? null));
-  return plan ?? undefined;
+  if (plan === undefined) open.plans.set(key, (plan = planRanges(open.db, sql, rowsPerRange) ?? false));
+  return plan || undefined;
 }
 
 /**

@@ -1,5 +1,5 @@
+import { LRUCache } from 'lru-cache';
 import { errors } from '../errors.js';
-import { LruCache } from '../utils/lru-cache.js';
 import { asciiLower } from '../shared/sql-names.js';
 import { sqlTokens } from './tokens.js';
 
@@ -73,4 +73,4 @@ export function checkSql(sql: string | undefined, maxChars: number): string {
  * SQL texts that passed the checks, which depend on the text alone: a client polling the same URL
  * (and every 304) skips tokenising it again. Bounded in count and in characters kept.
  */
-const accepted = new LruCache<string, true>(1000, { maxSize: 1024 * 1024, sizeOf: (sql) => sql.length });
+const accepted = new LRUCache<string, true>({ max: 1000, maxSize: 1024 * 1024, sizeCalculation: (_, sql) => sql.length });

@@ -1,9 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { PgRateLimiter } from './pg-rate-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import { everyDay, lastDays } from './day-counts.js';
-import { LruCache } from '../utils/lru-cache.js';
 import { ChangeFeed } from './pg-changes.js';
 import { holdsNul } from './nul-text.js';
 import { scraperCacheKey } from './scraper-key.js';
@@ -114,8 +114,8 @@ const recordDownloadsSql = {
  * caches nothing while it cannot be told.
  */
 export class PgStore implements Store {
-  private readonly keys = new LruCache<string, ApiKey>(cachedLookups);
-  private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
+  private readonly keys = new LRUCache<string, ApiKey>({ max: cachedLookups });
+  private readonly scrapers = new LRUCache<string, Scraper>({ max: cachedLookups });
   private readonly feed: ChangeFeed;
   private readonly web: PgWebAccounts;
 
@@ -165,7 +165,11 @@ export class PgStore implements Store {
   }
 
   /** A look-up through `cache`: what it read is kept only if no change came meanwhile and changes are heard. */
-  private async cachedLookup<T>(cache: LruCache<string, T>, key: string, read: () => Promise<T | undefined>): Promise<T | undefined> {
+  private async cachedLookup<T extends NonNullable<unknown>>(
+    cache: LRUCache<string, T>,
+    key: string,
+    read: () => Promise<T | undefined>,
+  ): Promise<T | undefined> {
     if (this.feed.listening) {
       const cached = cache.get(key);
       if (cached) return cached;

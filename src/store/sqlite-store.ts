@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import path from 'node:path';
 import { absoluteDataPath, storedDataPath } from './data-paths.js';
-import { LruCache } from '../utils/lru-cache.js';
 import { holdsNul } from './nul-text.js';
 import { scraperCacheKey } from './scraper-key.js';
 import { migrate } from './sqlite-schema.js';
@@ -93,8 +93,8 @@ export class SqliteStore implements Store {
   private readonly dataVersion: Database.Statement;
   private seenDataVersion: unknown;
   private versionSeenThisTurn = false;
-  private readonly keys = new LruCache<string, ApiKey>(cachedLookups);
-  private readonly scrapers = new LruCache<string, Scraper>(cachedLookups);
+  private readonly keys = new LRUCache<string, ApiKey>({ max: cachedLookups });
+  private readonly scrapers = new LRUCache<string, Scraper>({ max: cachedLookups });
   private readonly web: SqliteWebAccounts;
 
   /** `dataDir`: the folder data files are kept relative to; siphon.db's own folder unless told. */

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LruCache } from '../../src/utils/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 
-const keys = (cache: LruCache<string, number>, all: string[]) => all.filter((k) => cache.get(k) !== undefined);
+// The lru-cache package, held to what Siphon's caches rely on (a count bound, a size bound whose
+// too-large entries are not kept, least recently used out first), as they configure it.
 
-test('LruCache keeps at most its capacity, dropping the least recently used', () => {
-  const cache = new LruCache<string, number>(2);
+const keys = (cache: LRUCache<string, number>, all: string[]) => all.filter((k) => cache.get(k) !== undefined);
+
+test('the LRU cache keeps at most its capacity, dropping the least recently used', () => {
+  const cache = new LRUCache<string, number>({ max: 2 });
   cache.set('a', 1);
   cache.set('b', 2);
   cache.get('a');
@@ -13,8 +16,8 @@ test('LruCache keeps at most its capacity, dropping the least recently used', ()
   assert.deepEqual(keys(cache, ['a', 'b', 'c']), ['a', 'c']);
 });
 
-test('LruCache with a size bound drops the oldest until the total fits, and never keeps an entry larger than the bound', () => {
-  const cache = new LruCache<string, number>(10, { maxSize: 10, sizeOf: (key) => key.length });
+test('the LRU cache with a size bound drops the oldest until the total fits, and never keeps an entry larger than the bound', () => {
+  const cache = new LRUCache<string, number>({ max: 10, maxSize: 10, sizeCalculation: (_, key) => key.length });
   cache.set('aaaa', 1);
   cache.set('bbbb', 2);
   cache.set('cc', 3); // 10: fits
@@ -32,10 +35,9 @@ test('LruCache with a size bound drops the oldest until the total fits, and neve
   assert.equal(cache.get('eeeeeeeeee'), 7, 'clear() gives the whole bound back');
 });
 
-test('LruCache never drops an entry read between every two others coming in, however many come', () => {
-  // A hit re-inserts only an entry in the older half: this one must still never reach the oldest place.
+test('the LRU cache never drops an entry read between every two others coming in, however many come', () => {
   for (const capacity of [2, 3, 4, 7, 64]) {
-    const cache = new LruCache<string, number>(capacity);
+    const cache = new LRUCache<string, number>({ max: capacity });
     cache.set('hot', 0);
     for (let i = 0; i < 10 * capacity; i++) {
       assert.equal(cache.get('hot'), 0, `capacity ${capacity}, after ${i} others`);
@@ -45,10 +47,10 @@ test('LruCache never drops an entry read between every two others coming in, how
   }
 });
 
-test('LruCache drops the same entries as a list kept in order would, over long runs of sets, gets and deletes', () => {
+test('the LRU cache drops the same entries as a list kept in order would, over long runs of sets, gets and deletes', () => {
   for (const capacity of [1, 2, 5, 64]) {
     for (let run = 0; run < 20; run++) {
-      const cache = new LruCache<string, number>(capacity);
+      const cache = new LRUCache<string, number>({ max: capacity });
       const order: string[] = []; // oldest first
       let seed = capacity * 1000 + run;
       const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;

@@ -32,7 +32,7 @@ test('a range plan is made once per connection and SQL text, and so is a query l
   const smallOpen = connection({ scraperId: 9002, file: small, sql: '', format: 'json', options: {} });
   assert.equal(smallOpen.plans.get('1000 select * from t'), undefined);
   assert.equal(rangePlan(smallOpen, 'select * from t', 1000), undefined, 'too few rows to split');
-  assert.equal(smallOpen.plans.get('1000 select * from t'), null, 'a query left whole is remembered as such');
+  assert.equal(smallOpen.plans.get('1000 select * from t'), false, 'a query left whole is remembered as such');
 });
 
 test("plans are kept within the connection's bound on SQL text, their bounds counted in", () => {
@@ -42,6 +42,7 @@ test("plans are kept within the connection's bound on SQL text, their bounds cou
   // entries kept) outgrow the 256 K characters a connection keeps, and the oldest go.
   const texts = Array.from({ length: 20 }, (_, i) => `select *${' '.repeat(i + 1)}from t`);
   for (const sql of texts) assert.equal(rangePlan(open, sql, 1)?.bounds.length, 4999);
-  assert.equal(open.plans.get(`1 ${texts[19]}`)?.bounds.length, 4999, 'the newest plans are kept');
+  const newest = open.plans.get(`1 ${texts[19]}`);
+  assert.equal(newest && newest.bounds.length, 4999, 'the newest plans are kept');
   assert.equal(open.plans.get(`1 ${texts[0]}`), undefined, 'the oldest went');
 });
