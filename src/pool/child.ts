@@ -80,8 +80,14 @@ function failureKind(err: unknown): ErrorPayload['kind'] {
 }
 
 /** The rows of the query, or of the range of it this process runs. */
-function batchesOf(open: Connection, query: Prepared, range: RowidRange | undefined, due: () => boolean): Iterable<SqliteValue[][]> {
-  if (!range) return streamedBatches(query.stmt.iterate() as Iterable<SqliteValue[]>, due);
+function batchesOf(
+  open: Connection,
+  job: QueryJob,
+  query: Prepared,
+  range: RowidRange | undefined,
+  due: () => boolean,
+): Iterable<SqliteValue[][]> {
+  if (!range) return streamedBatches(query.stmt.iterate(...(job.params ?? [])) as Iterable<SqliteValue[]>, due);
   const { sql, params } = rangeQuery(range);
   return rangeBatches(prepare(open, sql).stmt, params, range.rows, due);
 }
@@ -115,7 +121,8 @@ async function run(job: QueryJob): Promise<void> {
       } satisfies ErrorPayload);
     }
     let range = job.range;
-    const plan = job.split && rangePlan(open, job.sql, job.split.rowsPerRange);
+    // A range's SQL is the table's, not the query's: a query with bound values is never split.
+    const plan = job.split && !job.params && rangePlan(open, job.sql, job.split.rowsPerRange);
     if (plan) {
       await writeJson(FrameType.plan, plan);
       range = rangeOf(plan, 0);
@@ -129,7 +136,7 @@ async function run(job: QueryJob): Promise<void> {
     let lastFlush = Date.now();
     const due = () => Date.now() - lastFlush >= flushIntervalMs;
     let rows = 0;
-    for (const batch of batchesOf(open, prepared, range, due)) {
+    for (const batch of batchesOf(open, job, prepared, range, due)) {
       rows += batch.length;
       await output.text(encoder.rows(batch));
       if (output.pending >= chunkBytes || due()) {

@@ -12,6 +12,11 @@ export interface QueryJob {
   /** The data version's SQLite file, opened read-only. */
   file: string;
   sql: string;
+  /**
+   * Values bound to the statement's `?` parameters, in order: the table pages' filters and paging
+   * (src/browse/). Always data, never SQL. The API's own queries have none.
+   */
+  params?: QueryParam[];
   /** A row format's name in the registry (src/formats/index.ts). */
   format: string;
   /** That format's encoder options for this call (JSON data, never a key), passed through unread. */
@@ -29,6 +34,9 @@ export interface QueryJob {
    */
   deflate?: boolean;
 }
+
+/** A bound value: JSON over IPC, so integers beyond 2^53 go as text (SQLite converts them by the column's affinity). */
+export type QueryParam = string | number | null;
 
 /** One range of a split query: its rows whose rowid is `from` or above and below `to` (decimal; absent: unbounded). */
 export interface RowidRange {
