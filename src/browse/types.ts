@@ -5,9 +5,9 @@
  */
 import type { Cell } from '../previews/table-previews.js';
 import type { QueryPool } from '../pool/pool.js';
-import type { Scraper, TableInfo } from '../store/types.js';
+import type { FtsInfo, Scraper, TableInfo } from '../store/types.js';
 
-export type { Cell };
+export type { Cell, FtsInfo };
 
 export type FilterOp =
   | 'exact'
@@ -92,11 +92,6 @@ export interface BrowsePage {
   suggestedFacets: string[];
   /** The page's own rows query ran past its time limit: the page says so and suggests a narrower view. */
   timedOut: boolean;
-}
-
-/** A table's full-text index: the FTS table that indexes it, found when its data version was published. */
-export interface FtsInfo {
-  table: string;
 }
 
 /** What a URL's query string parses into (Fastify's parsed query). */

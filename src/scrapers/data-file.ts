@@ -4,6 +4,7 @@ import path from 'node:path';
 import { errors } from '../errors.js';
 import { quoteIdentifier } from '../shared/sql-names.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
+import { describeTables } from './describe-tables.js';
 import { removeDatabaseFile, type ImportTarget } from './temp-files.js';
 
 /** The first 16 bytes of every SQLite 3 database file. */
@@ -30,21 +31,6 @@ async function assertSqliteFile(source: string): Promise<void> {
     throw errors.dataInvalid(code === 'ENOENT' ? `${source}: no such file.` : `${source}: cannot be read (${code}).`);
   }
   if (!header.equals(sqliteMagic)) throw errors.dataInvalid(`${source} is not an SQLite database.`);
-}
-
-export function describeTables(db: Database.Database): TableInfo[] {
-  const names = db
-    .prepare("select name from sqlite_schema where type = 'table' and name not like 'sqlite_%' order by name")
-    .pluck()
-    .all() as string[];
-  return names.map((name) => ({
-    name,
-    columns: db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[],
-    rows: db
-      .prepare(`select count(*) from ${quoteIdentifier(name)}`)
-      .pluck()
-      .get() as number,
-  }));
 }
 
 /**

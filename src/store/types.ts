@@ -59,10 +59,27 @@ export interface ColumnInfo {
   type: string;
 }
 
+/** A table's full-text index: the FTS table that indexes it (`content=` it, or itself). */
+export interface FtsInfo {
+  table: string;
+  /** The indexed table's column the index's rowids are (FTS5's `content_rowid=`); absent: its rowid. */
+  rowid?: string;
+}
+
+/**
+ * A table or view of a data version, described at publish (scrapers/describe-tables.ts). Versions
+ * published before views, `kind` and `fts` were kept list tables only, with neither.
+ */
 export interface TableInfo {
   name: string;
   columns: ColumnInfo[];
+  /** Counted once, at publish. */
   rows: number;
+  /** Absent: a table with a rowid. */
+  kind?: 'view' | 'without-rowid';
+  /** A view with more rows than were counted at publish: `rows` is a lower bound. */
+  rowsCapped?: true;
+  fts?: FtsInfo;
 }
 
 /** What is known about a scraper's current data, taken when it was added or published. */

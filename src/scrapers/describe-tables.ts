@@ -1,0 +1,82 @@
+import type Database from 'better-sqlite3';
+import type { FtsInfo, TableInfo } from '../store/types.js';
+
+/**
+ * A view is counted at publish up to this many rows: a view can cost anything to run (joins,
+ * aggregates over the whole file), and a publish must not fail for a view's count; a table's count
+ * is exact (cheap: SQLite counts the smallest b-tree of the table).
+ */
+export const viewRowsCap = 1_000_000;
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+interface SchemaEntry {
+  name: string;
+  type: 'table' | 'view';
+  sql: string | null;
+}
+
+/** The value of an FTS table's option `name=`, in any of SQLite's quotings; undefined if it has none. */
+function ftsOption(sql: string, name: string): string | undefined {
+  const value = String.raw`(?:"((?:[^"]|"")*)"|'((?:[^']|'')*)'|\[([^\]]*)\]|` + '`((?:[^`]|``)*)`' + String.raw`|([^\s,)]+))`;
+  const option = new RegExp(String.raw`\b${name}\s*=\s*${value}`, 'i').exec(sql);
+  if (!option) return undefined;
+  const [, dq, sq, br, bt, bare] = option;
+  return dq?.replace(/""/g, '"') ?? sq?.replace(/''/g, "'") ?? br ?? bt?.replace(/``/g, '`') ?? bare ?? '';
+}
+
+/**
+ * The table an FTS3/4/5 virtual table indexes, from its `content=` option, and the column its rows
+ * are known by there (FTS5's `content_rowid=`); the table itself when it holds its own content.
+ * Undefined for other virtual tables and contentless indexes (`content=''`), which show nothing.
+ */
+export function ftsContentTable(entry: SchemaEntry): { table: string; rowid?: string } | undefined {
+  const sql = entry.sql ?? '';
+  if (!/^\s*create\s+virtual\s+table[\s\S]*?\busing\s+fts[345]\s*\(/i.test(sql)) return undefined;
+  const table = ftsOption(sql, 'content') ?? entry.name;
+  const rowid = ftsOption(sql, 'content_rowid');
+  if (table === '') return undefined;
+  return rowid === undefined ? { table } : { table, rowid };
+}
+
+/**
+ * Every table and view of a data version as its pages and the API describe it, computed once at
+ * publish: columns, row count (views capped at `viewRowsCap`), whether it has a rowid, and the
+ * full-text index that covers it.
+ */
+export function describeTables(db: Database.Database): TableInfo[] {
+  const entries = db
+    .prepare("select name, type, sql from sqlite_schema where type in ('table', 'view') and name not like 'sqlite_%' order by name")
+    .all() as SchemaEntry[];
+  const withoutRowid = new Set(
+    (db.pragma('table_list') as { schema: string; name: string; wr: number }[])
+      .filter((t) => t.schema === 'main' && t.wr === 1)
+      .map((t) => t.name),
+  );
+  const fts = new Map<string, FtsInfo>();
+  for (const entry of entries) {
+    const content = ftsContentTable(entry);
+    if (content === undefined || fts.has(content.table)) continue;
+    fts.set(content.table, content.rowid === undefined ? { table: entry.name } : { table: entry.name, rowid: content.rowid });
+  }
+  return entries.map(({ name, type }) => {
+    const table: TableInfo = {
+      name,
+      columns: db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[],
+      rows: 0,
+    };
+    const count = db.prepare(
+      type === 'view'
+        ? `select count(*) from (select 1 from ${quote(name)} limit ${viewRowsCap + 1})`
+        : `select count(*) from ${quote(name)}`,
+    );
+    table.rows = count.pluck().get() as number;
+    if (type === 'view') {
+      table.kind = 'view';
+      if (table.rows > viewRowsCap) [table.rows, table.rowsCapped] = [viewRowsCap, true];
+    } else if (withoutRowid.has(name)) table.kind = 'without-rowid';
+    const index = fts.get(name);
+    if (index) table.fts = index;
+    return table;
+  });
+}
