@@ -3,9 +3,8 @@
  * as the URL states it, and a page of it. The engine (src/browse/) knows no HTTP: it throws the
  * domain errors of src/errors.ts, which the HTTP layer answers in Siphon's error shape.
  */
-import type { Cell } from '../previews/table-previews.js';
-import type { QueryPool } from '../pool/pool.js';
-import type { FtsInfo, Scraper, TableInfo } from '../store/types.js';
+import type { Cell } from './cells.js';
+import type { FtsInfo } from '../store/types.js';
 
 export type { Cell, FtsInfo };
 
@@ -58,8 +57,10 @@ export interface TableView {
   next?: string;
   /** `_facet`, repeatable. */
   facets: string[];
-  /** `_facet_size`, default 30. */
+  /** `_facet_size`, 1..100, default 30. */
   facetSize: number;
+  /** `_count=all`: count every match, with the query time limit, rather than within the count's budget. */
+  countAll?: boolean;
 }
 
 export interface FacetValue {
@@ -94,26 +95,9 @@ export interface BrowsePage {
   timedOut: boolean;
 }
 
-/** What a URL's query string parses into (Fastify's parsed query). */
+/**
+ * What a URL's query string parses into (Fastify's parsed query). parseView also takes the pairs in
+ * URL order (better: a record groups values by name, so `_sort=a&_sort_desc=b&_sort=c` sorts by a,
+ * c, then b).
+ */
 export type QueryParams = Record<string, string | string[] | undefined>;
-
-/** Throws the domain errors of src/errors.ts for anything the URL states wrongly. */
-export type ParseView = (query: QueryParams, table: TableInfo, fts?: FtsInfo) => TableView;
-/** The canonical URL parameters of a view: links, toggles and forms are built from a changed copy of the view. */
-export type ViewParams = (view: TableView) => [string, string][];
-export type BrowseTable = (
-  pool: QueryPool,
-  scraper: Scraper,
-  table: TableInfo,
-  view: TableView,
-  laneKey: string,
-  signal?: AbortSignal,
-) => Promise<BrowsePage>;
-export type FetchRow = (
-  pool: QueryPool,
-  scraper: Scraper,
-  table: TableInfo,
-  rowid: string,
-  laneKey: string,
-  signal?: AbortSignal,
-) => Promise<{ columns: string[]; cells: Cell[] } | undefined>;

@@ -1,11 +1,10 @@
-import { parse } from 'lossless-json';
+import { readCells, type Cell } from '../browse/cells.js';
 import { QueryFailed } from '../errors.js';
 import type { QueryPool } from '../pool/pool.js';
 import type { Scraper, TableInfo } from '../store/types.js';
 import { firstRowsSql } from '../shared/api-request.js';
 
-/** A value as the page shows it: numbers keep the exact text the json format wrote (64-bit integers, `1.0`). */
-export type Cell = { kind: 'text' | 'number'; text: string } | { kind: 'null' };
+export type { Cell };
 
 export type TablePreview = { ok: true; rows: Cell[][] } | { ok: false; error: string };
 
@@ -16,16 +15,6 @@ const maxCachedBytes = 64 * 1024 * 1024;
 const maxCachedVersions = 1000;
 /** Failures that say nothing about the data, only about the moment: such previews are computed again. */
 const passingFailures = new Set(['busy', 'key-busy', 'queue-timeout', 'closing']);
-
-class NumberText {
-  constructor(readonly text: string) {}
-}
-
-function toCell(value: unknown): Cell {
-  if (value === null) return { kind: 'null' };
-  if (value instanceof NumberText) return { kind: 'number', text: value.text };
-  return { kind: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) };
-}
 
 interface Computed {
   previews: TablePreview[];
@@ -68,9 +57,10 @@ async function previewTable(
   } finally {
     signal.removeEventListener('abort', stop);
   }
-  const objects = parse(Buffer.concat(chunks).toString('utf8'), undefined, (text) => new NumberText(text)) as Record<string, unknown>[];
-  // By the table's column order: object key order is not kept for names like "2".
-  const rows = objects.map((row) => table.columns.map((c) => toCell(Object.hasOwn(row, c.name) ? row[c.name] : null)));
+  const rows = readCells(
+    Buffer.concat(chunks).toString('utf8'),
+    table.columns.map((c) => c.name),
+  );
   return { preview: { ok: true, rows }, bytes, lasting: true };
 }
 
