@@ -16,6 +16,7 @@ import { Catalog } from '../src/scrapers/catalog.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
 import { measureIsolation } from './fairness.js';
+import { measureBrowsing } from './browsing.js';
 import { fixtureRows, fixtureTable, inProcessFirstRow } from './fixture.js';
 import { connections, exportSql, rowMarker, smallQueryLoad, smallQueryPath, smallSql, wrkThreads } from './queries.js';
 import { prepareData } from './setup.js';
@@ -359,6 +360,9 @@ async function main(): Promise<void> {
     await stop(killServer);
     progress(`kill/respawn: ${median(recoveries).toFixed(0)} ms (select 1: ${select1Ms.toFixed(1)} ms)`);
 
+    // 8. Browsing: the table pages' engine on a million rows of its own.
+    const browsing = await measureBrowsing(workDir, progress);
+
     const results: Results = {
       date: new Date().toISOString(),
       machine: {
@@ -407,6 +411,7 @@ async function main(): Promise<void> {
       firstByte: { sql: firstRowSql, siphonMs: median(ttfb), inProcessMs: median(inProc) },
       pageViews: { records: 1_000_000, recordMs, before: viewsBefore, after: viewsAfter },
       killRespawn: { sql: runawaySql, flags: killFlags, recoveryMs: median(recoveries), recoveryRunsMs: recoveries, select1Ms },
+      browsing,
       problems,
       totalRunMs: performance.now() - t0,
     };
