@@ -82,6 +82,7 @@ export async function measureBrowsing(workDir: string, progress: (msg: string) =
     spoolTotalMb: 64,
     rowsPerRange: 0,
     startingAtOnce: 1,
+    queriesAhead: defaults.queriesAhead,
   });
   await pool.ready();
   let version = 1;

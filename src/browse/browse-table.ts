@@ -13,7 +13,7 @@ import { describeView } from './describe.js';
 import { viewFacets } from './facets.js';
 import { decodeToken, encodeToken, viewIdentity, type PagePosition } from './page-token.js';
 import { runStatement } from './run.js';
-import { quoteIdentifier } from '../scrapers/data-file.js';
+import { quoteIdentifier } from '../shared/sql-names.js';
 import type { BrowsePage, TableView } from './types.js';
 import { viewParams } from './view-params.js';
 

@@ -4,7 +4,7 @@
  * name comes back whole from the json format, however it is spelt.
  */
 import type { QueryParam } from '../pool/protocol.js';
-import { quoteIdentifier } from '../scrapers/data-file.js';
+import { quoteIdentifier } from '../shared/sql-names.js';
 import type { TableInfo } from '../store/types.js';
 import { filterSql } from './filters.js';
 import type { PagePosition } from './page-token.js';

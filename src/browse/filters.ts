@@ -4,7 +4,7 @@
  */
 import { errors } from '../errors.js';
 import type { QueryParam } from '../pool/protocol.js';
-import { quoteIdentifier } from '../scrapers/data-file.js';
+import { quoteIdentifier } from '../shared/sql-names.js';
 import type { Filter, FilterOp } from './types.js';
 
 export const filterOps: readonly FilterOp[] = [

@@ -1,4 +1,4 @@
-import { LruCache } from '../store/lru-cache.js';
+import { LruCache } from '../utils/lru-cache.js';
 import type { Scraper } from '../store/types.js';
 import type { TableView } from './types.js';
 

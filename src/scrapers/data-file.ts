@@ -2,7 +2,6 @@ import Database from 'better-sqlite3';
 import { mkdir, open, rename, rmdir, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '../errors.js';
-import { quoteIdentifier } from '../shared/sql-names.js';
 import type { DataVersion, TableInfo } from '../store/types.js';
 import { describeTables } from './describe-tables.js';
 import { removeDatabaseFile, type ImportTarget } from './temp-files.js';

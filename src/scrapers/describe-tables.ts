@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { quoteIdentifier } from '../shared/sql-names.js';
 import type { FtsInfo, TableInfo } from '../store/types.js';
 
 /**
@@ -7,8 +8,6 @@ import type { FtsInfo, TableInfo } from '../store/types.js';
  * is exact (cheap: SQLite counts the smallest b-tree of the table).
  */
 export const viewRowsCap = 1_000_000;
-
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 interface SchemaEntry {
   name: string;
@@ -67,8 +66,8 @@ export function describeTables(db: Database.Database): TableInfo[] {
     };
     const count = db.prepare(
       type === 'view'
-        ? `select count(*) from (select 1 from ${quote(name)} limit ${viewRowsCap + 1})`
-        : `select count(*) from ${quote(name)}`,
+        ? `select count(*) from (select 1 from ${quoteIdentifier(name)} limit ${viewRowsCap + 1})`
+        : `select count(*) from ${quoteIdentifier(name)}`,
     );
     table.rows = count.pluck().get() as number;
     if (type === 'view') {
