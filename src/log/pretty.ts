@@ -4,10 +4,21 @@ const levelNames: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO
 /** Fields every record has, said otherwise (time, level, message) or not worth a terminal's width. */
 const shownApart = new Set(['time', 'level', 'msg', 'pid', 'hostname', 'err']);
 
-/** A value as `name=value` shows it: bare when it is one word, else as JSON. */
+/**
+ * What a terminal acts on rather than shows, or that reorders or splits a line: controls (ESC
+ * sequences, C1's CSI), format characters (bidirectional overrides) and line separators. A request
+ * can put them in a field (a format in the path, an account name in a form): they are shown escaped.
+ */
+const actedOn = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+const plainWord = /^[^\s"=\p{Cc}\p{Cf}]+$/u;
+
+/** `c` as JSON escapes it, each UTF-16 unit (a tag character beyond U+FFFF is two). */
+const escaped = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/** A value as `name=value` shows it: bare when it is one plain word, else as JSON, with what a terminal acts on escaped. */
 function shown(value: unknown): string {
-  if (typeof value === 'string' && /^[^\s"=]+$/.test(value)) return value;
-  return JSON.stringify(value) ?? 'null';
+  if (typeof value === 'string' && plainWord.test(value)) return value;
+  return (JSON.stringify(value) ?? 'null').replace(actedOn, escaped);
 }
 
 /**
