@@ -15,6 +15,14 @@ export interface ThrottleLimits {
  */
 export const keptCounters = 50_000;
 
+/**
+ * A counter's key, cut: a form's account name can be 64 KB and, behind a proxy trusted with
+ * X-Forwarded-For, an address any text, and every counter kept holds its key. No account name is
+ * longer than 39 characters nor address than 45, so a cut key never makes two real ones one.
+ */
+const accountKey = (account: string) => account.slice(0, 40).toLowerCase();
+const addressKey = (address: string) => address.slice(0, 46);
+
 interface Window {
   count: number;
   endsAt: number;
@@ -41,29 +49,29 @@ export class LoginThrottle {
   /** Seconds until a sign-in may be tried again for this account from this address; 0 when it may now. */
   waitSeconds(account: string, address: string): number {
     return Math.max(
-      this.wait(this.accounts, account.toLowerCase(), this.limits.perAccount),
-      this.wait(this.addresses, address, this.limits.perAddress),
+      this.wait(this.accounts, accountKey(account), this.limits.perAccount),
+      this.wait(this.addresses, addressKey(address), this.limits.perAddress),
     );
   }
 
   failed(account: string, address: string): void {
-    this.count(this.accounts, account.toLowerCase());
-    this.count(this.addresses, address);
+    this.count(this.accounts, accountKey(account));
+    this.count(this.addresses, addressKey(address));
   }
 
   /** A right password clears the account's count (not the address's: it may be guessing others). */
   succeeded(account: string): void {
-    this.accounts.delete(account.toLowerCase());
+    this.accounts.delete(accountKey(account));
   }
 
   /** Seconds until this address may sign up again; 0 when it may now. */
   signupWaitSeconds(address: string): number {
-    return this.limits.signupsPerAddress > 0 ? this.wait(this.signups, address, this.limits.signupsPerAddress) : 0;
+    return this.limits.signupsPerAddress > 0 ? this.wait(this.signups, addressKey(address), this.limits.signupsPerAddress) : 0;
   }
 
   /** A sign-up from this address is about to hash its password: counted whether or not the account is then made. */
   signedUp(address: string): void {
-    if (this.limits.signupsPerAddress > 0) this.count(this.signups, address);
+    if (this.limits.signupsPerAddress > 0) this.count(this.signups, addressKey(address));
   }
 
   private wait(counters: LRUCache<string, Window>, key: string, limit: number): number {

@@ -38,3 +38,14 @@ test('the sign-up counters are bounded: beyond those kept, the least recently co
   assert.equal(throttle.signupWaitSeconds('192.0.2.1'), 0, 'dropped, so memory stays bounded');
   assert.ok(throttle.signupWaitSeconds('10.0.0.0') > 0, 'the others are kept');
 });
+
+test('a counter keeps at most 46 characters of its key, so a flood of 64 KB names holds no more than short ones', () => {
+  const { throttle } = throttleAt(1);
+  const long = (end: string) => `${'x'.repeat(40)}${end}${'y'.repeat(64 * 1024)}`;
+  for (let i = 0; i < 5; i++) throttle.failed(long(String(i)), `proxy-made ${'z'.repeat(40)}${i}${'w'.repeat(16 * 1024)}`);
+  // Every one counted under the same cut key: past the five tries, any such name waits.
+  assert.ok(throttle.waitSeconds(long('another'), '192.0.2.9') > 0, 'names alike in their first 40 characters count as one');
+  assert.equal(throttle.waitSeconds('x'.repeat(39), '192.0.2.9'), 0, 'a real account name is counted apart');
+  throttle.signedUp(`a${'b'.repeat(50)}`);
+  assert.ok(throttle.signupWaitSeconds(`a${'b'.repeat(45)}c`) > 0, 'addresses alike in their first 46 characters count as one');
+});
