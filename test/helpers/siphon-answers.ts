@@ -25,7 +25,8 @@ export function errorShapeProblem(answer: Answer, method = 'GET'): string | unde
   if (documented === '4xx' && (answer.status < 400 || answer.status > 499)) return `${code} with status ${answer.status}`;
   if (!(answer.headers['content-type'] ?? '').startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;
   if (answer.headers['access-control-allow-origin'] !== '*') return 'no CORS header';
-  if (answer.headers['cache-control'] !== 'no-store') return `cache-control ${answer.headers['cache-control']}`;
+  // A signed-in visitor's answers are `private, no-store` (web-session.ts): kept by no cache either.
+  if (!/^(private, )?no-store$/.test(answer.headers['cache-control'] ?? '')) return `cache-control ${answer.headers['cache-control']}`;
   if (answer.headers['x-content-type-options'] !== 'nosniff') return 'no X-Content-Type-Options: nosniff';
   // A HEAD answer has no body to check.
   if (method === 'HEAD') return undefined;

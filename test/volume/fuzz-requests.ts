@@ -3,8 +3,9 @@
  * the same requests, so a failure can be replayed. Each request is made of parts that are each
  * either sound or broken in one of the ways clients (and attackers) break them: methods, paths,
  * percent-encoding, invalid UTF-8, parameters and their spellings, keys, callbacks, headers, bodies,
- * framing, huge values, truncation.
+ * framing, huge values, truncation. One in five goes to the pages and forms instead (fuzz-web.ts).
  */
+import { webRequest, type FuzzVisitor } from './fuzz-web.js';
 
 /** mulberry32: small, fast and good enough to pick test inputs. */
 export class Random {
@@ -66,6 +67,8 @@ export interface FuzzContext {
   keys: { valid: string; revoked: string; unknown: string };
   /** `owner/name` of public scrapers whose table `data` has columns title, content, link and date. */
   scrapers: string[];
+  /** The scrapers' owner, signed in on the web. */
+  visitor: FuzzVisitor;
 }
 
 export interface FuzzRequest {
@@ -387,8 +390,25 @@ function framed(r: Random, payload: Buffer, headers: string[]): { bytes: Buffer;
   }
 }
 
+/** A request to a page or a form, well framed: what it tries is in its values. */
+function pageRequest(r: Random, ctx: FuzzContext): FuzzRequest {
+  const { method, target, headers, body } = webRequest(r, ctx.visitor, ctx.scrapers);
+  headers.unshift('Host: 127.0.0.1', `Accept: ${r.pick(['text/html', '*/*', 'application/json'])}`, 'Connection: close');
+  if (body) headers.push(`Content-Type: ${body.type}`, `Content-Length: ${body.bytes.length}`);
+  const head = Buffer.from(`${method} ${target} HTTP/1.1\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`, 'latin1');
+  return {
+    bytes: Buffer.concat([head, body?.bytes ?? Buffer.alloc(0)]),
+    truncated: false,
+    head: false,
+    pieces: 1,
+    keys: [],
+    summary: `page ${method} ${target.slice(0, 80)}${target.length > 80 ? '…' : ''} body ${body?.bytes.length ?? 0}`,
+  };
+}
+
 /** One random request. */
 export function fuzzRequest(r: Random, ctx: FuzzContext): FuzzRequest {
+  if (r.chance(0.2)) return pageRequest(r, ctx);
   const keys: string[] = [];
   const verb = method(r);
   let target = path(r, ctx);

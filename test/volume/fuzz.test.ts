@@ -11,14 +11,17 @@ import { randomInt } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import { hashPassword } from '../../src/accounts/passwords.js';
 import { newKey } from '../../src/keys.js';
 import { fuzzRequest, Random, type FuzzContext, type FuzzRequest } from './fuzz-requests.js';
 import { planningSql } from '../helpers/browser.js';
 import { waitFor } from '../helpers/cli.js';
 import { makeDb } from '../helpers/fixture-db.js';
+import { treeResidentBytes } from '../helpers/processes.js';
 import { rawExchange, type RawExchange } from '../helpers/raw-http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { documentedStatus, errorShapeProblem } from '../helpers/siphon-answers.js';
+import { WebClient } from '../helpers/web-client.js';
 
 const seed = Number(process.env.SIPHON_FUZZ_SEED ?? randomInt(2 ** 31));
 const count = Number(process.env.SIPHON_FUZZ_COUNT ?? 20_000);
@@ -36,6 +39,14 @@ const allowedRetainedMb = 16;
  * requests used (measured: +40 to +70 MB after 20,000 requests, the same after 40,000).
  */
 const allowedResidentMb = 128;
+/**
+ * …and the resident memory of the server's whole process tree, read from /proc (its query processes
+ * too: two for the API, one for previews): the server's allowance, and 64 MB more for the query
+ * processes, each holding SQLite's page cache and what the allocator kept of its largest query
+ * (a few MB each; one replaced after a kill starts smaller, so the tree can shrink: measured -17 to
+ * +5 MB after 3,000 requests). A leak of 10 KB a request in any of them would exceed it.
+ */
+const allowedTreeMb = 192;
 
 let server: TestServer;
 let port: number;
@@ -49,7 +60,9 @@ const loggedKeys = new Set<string>();
 before(async () => {
   // A short idle time, so that requests announcing more than they send are let go soon. The log is
   // read as it comes, not kept, so that it does not count as the server's memory.
-  server = await startServer({ clientIdleTimeoutMs: 1000 }, (chunk) => {
+  // Few wrong passwords and sign-ups per address before they are refused unhashed: each hash is
+  // ~0.2 s of CPU, and the run's forms come from one address.
+  server = await startServer({ clientIdleTimeoutMs: 1000, loginFailuresPerAddress: 10, signupsPerAddress: 2 }, (chunk) => {
     logLines += chunk.split('\n').length - 1;
     const text = logTail + chunk;
     // The keys are made just below, once the server runs; nothing before them can hold them.
@@ -64,7 +77,15 @@ before(async () => {
     isPrivate: false,
     description: 'Planning',
   });
-  ctx = { keys: { valid, revoked, unknown: newKey() }, scrapers: ['alice/planning'] };
+  // alice signed in on the web, so that the fuzz's forms reach their handlers past the CSRF check.
+  const password = 'the fuzz visitor password';
+  const alice = await server.store.findAccount('alice');
+  await server.store.setPasswordHash(alice!.id, await hashPassword(password));
+  // Its connections closed once answered: the memory is measured once the server holds none.
+  const web = new WebClient(server.base, { connection: 'close' });
+  assert.equal((await web.logIn('alice', password)).status, 303);
+  const visitor = { cookie: web.cookieHeader(), csrf: await web.token('/account'), account: 'alice', password };
+  ctx = { keys: { valid, revoked, unknown: newKey() }, scrapers: ['alice/planning'], visitor };
 });
 after(() => server.close());
 
@@ -85,6 +106,11 @@ function problem(request: FuzzRequest, exchange: RawExchange): string | undefine
   const raw = res.raw.toString('latin1');
   for (const key of request.keys) if (raw.includes(key)) return `a key came back in the ${res.status} answer`;
   if (res.status >= 500 || res.status < 200) return `status ${res.status}: ${res.body.toString().slice(0, 200)}`;
+  if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+    // A redirect goes to a path of this site, in printable ASCII, whatever the request asked for.
+    const location = res.headers.location ?? '';
+    return /^\/(?![/\\])[\x21-\x7e]*$/.test(location) ? undefined : `a ${res.status} to ${JSON.stringify(location)}`;
+  }
   if (res.status < 400) return undefined;
   const answer = { status: res.status, headers: res.headers, body: res.body.toString('utf8') };
   if ((res.headers['content-type'] ?? '').startsWith('text/html')) {
@@ -131,11 +157,12 @@ test(
 
     // Every client here closes its connection once answered, so the server's side closes soon too:
     // memory is measured once it has.
-    const allClosed = () => waitFor(async () => (await server.connections()) === 0, 10_000);
+    const allClosed = () => waitFor(async () => (await server.connections()) === 0, 30_000);
     await run(warmUp);
     await allClosed();
     gc();
     const baseline = process.memoryUsage();
+    const treeBaseline = treeResidentBytes();
     await run(count);
     await allClosed();
     gc();
@@ -144,6 +171,7 @@ test(
     const mb = (bytes: number) => bytes / 2 ** 20;
     const retainedMb = mb(end.heapUsed + end.external - baseline.heapUsed - baseline.external);
     const residentMb = mb(end.rss - baseline.rss);
+    const treeMb = mb(treeResidentBytes() - treeBaseline);
     t.diagnostic(
       `statuses: ${[...statuses]
         .sort(([a], [b]) => a - b)
@@ -151,10 +179,13 @@ test(
         .join(' ')}; unanswered (truncated): ${unanswered}`,
     );
     const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(1)} MB`;
-    t.diagnostic(`after the run and a collection: ${signed(retainedMb)} of objects kept, ${signed(residentMb)} resident`);
+    t.diagnostic(
+      `after the run and a collection: ${signed(retainedMb)} of objects kept, ${signed(residentMb)} resident, ${signed(treeMb)} resident with the query processes`,
+    );
     assert.deepEqual(failures, [], `seed ${seed}`);
     assert.ok(retainedMb < allowedRetainedMb, `seed ${seed}: the run left ${retainedMb.toFixed(1)} MB of objects`);
     assert.ok(residentMb < allowedResidentMb, `seed ${seed}: resident memory grew by ${residentMb.toFixed(1)} MB`);
+    assert.ok(treeMb < allowedTreeMb, `seed ${seed}: the server's process tree grew by ${treeMb.toFixed(1)} MB`);
     // Many kinds of answers came back: the generator reaches the routes, not only the parser.
     for (const status of [200, 400, 401, 404, 405, 413, 415])
       assert.ok(statuses.has(status), `seed ${seed}: no ${status} among the answers`);
