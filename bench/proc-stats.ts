@@ -1,5 +1,8 @@
 /** Medians and percentiles, and what a server process and its query processes use, read from /proc (Linux). */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childPids, rssOf } from '../test/helpers/processes.js';
+
+export { childPids };
 
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -11,29 +14,6 @@ export function median(values: number[]): number {
 export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
-}
-
-/** Pids of a process's children (Siphon's query processes). */
-export function childPids(pid: number): number[] {
-  const pids = new Set<number>();
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      for (const p of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (p) pids.add(Number(p));
-    }
-  } catch {
-    // gone
-  }
-  return [...pids];
-}
-
-/** Resident set size of a process in bytes, or 0 if it is gone. */
-function rssOf(pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /** utime + stime of a process (all its threads), in ms; 0 if it is gone. */

@@ -94,24 +94,24 @@ export function childrenRunning(script: string, parent = process.pid): number[] 
 /** The running import processes (src/scrapers/import-child.ts) whose parent is `parent`. */
 export const importProcesses = (parent = process.pid) => childrenRunning('import-child.js', parent);
 
-/** The pids of a process's children, from /proc (every thread's list: a child belongs to the thread that made it). */
-function childrenOf(pid: number): number[] {
-  const pids: number[] = [];
+/** Pids of a process's children (a server's query and import processes), from every thread's list: a child belongs to the thread that made it. */
+export function childPids(pid: number): number[] {
+  const pids = new Set<number>();
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (child.trim()) pids.push(Number(child));
+      for (const p of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (p) pids.add(Number(p));
     }
   } catch {
-    // Gone meanwhile.
+    // gone
   }
-  return pids;
+  return [...pids];
 }
 
-/** A process's resident memory in bytes (VmRSS), 0 once it is gone. */
-function residentBytes(pid: number): number {
+/** Resident set size of a process in bytes, or 0 if it is gone. */
+export function rssOf(pid: number): number {
   try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return Number(kb ?? 0) * 1024;
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return 0;
   }
@@ -119,5 +119,5 @@ function residentBytes(pid: number): number {
 
 /** Resident memory of a process and all its descendants (a server's query and import processes), in bytes. */
 export function treeResidentBytes(pid = process.pid): number {
-  return residentBytes(pid) + childrenOf(pid).reduce((sum, child) => sum + treeResidentBytes(child), 0);
+  return rssOf(pid) + childPids(pid).reduce((sum, child) => sum + treeResidentBytes(child), 0);
 }
