@@ -8,13 +8,18 @@
  */
 import type { Random } from './fuzz-requests.js';
 
-/** The signed-in visitor the forms are sent as: the owner of the fuzz's scrapers. */
+/**
+ * The signed-in visitor the forms are sent as: an account of its own (the keys its forms revoke are
+ * never those the rest of the run uses), owner of `scraper`.
+ */
 export interface FuzzVisitor {
   /** `siphon_session=…`, as a Cookie header holds it. */
   cookie: string;
   csrf: string;
   account: string;
   password: string;
+  /** `owner/name` of the visitor's own public scraper. */
+  scraper: string;
 }
 
 export interface WebRequest {
@@ -114,7 +119,7 @@ function get(r: Random, visitor: FuzzVisitor, target: string): WebRequest {
 
 /** One request to a page or a form, with hostile values in its parameters or fields. */
 export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly string[]): WebRequest {
-  const scraper = r.pick(scrapers);
+  const scraper = r.pick([...scrapers, visitor.scraper]);
   const q = (name: string) => `${name}=${encoded(r, hostile(r))}`;
   return r.weighted<() => WebRequest>([
     [4, () => get(r, visitor, `/login?${q('next')}`)],
@@ -145,7 +150,7 @@ export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly s
     [
       2,
       () =>
-        post(r, visitor, `/${scraper}/settings`, {
+        post(r, visitor, `/${visitor.scraper}/settings`, {
           description: hostile(r),
           // Kept public: a private scraper would change what the rest of the run's requests are answered.
           visibility: r.pick(['public', hostile(r)]).replace(/^private$/, 'public'),
