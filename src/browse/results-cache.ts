@@ -1,4 +1,4 @@
-import { LruCache } from '../utils/lru-cache.js';
+import { LRUCache } from 'lru-cache';
 import type { Scraper } from '../store/types.js';
 import type { TableView } from './types.js';
 
@@ -9,9 +9,10 @@ import type { TableView } from './types.js';
  * version's file is its own (a publish is a new file), so its path names the version on every server
  * this process runs.
  */
-const cache = new LruCache<string, unknown>(10_000, {
+const cache = new LRUCache<string, object>({
+  max: 10_000,
   maxSize: 32 * 2 ** 20,
-  sizeOf: (key, value) => key.length + JSON.stringify(value).length,
+  sizeCalculation: (value, key) => key.length + JSON.stringify(value).length,
 });
 
 export function resultKey(scraper: Scraper, table: string, view: TableView, what: string): string {
@@ -19,4 +20,4 @@ export function resultKey(scraper: Scraper, table: string, view: TableView, what
 }
 
 export const cachedResult = <T>(key: string): T | undefined => cache.get(key) as T | undefined;
-export const keepResult = (key: string, value: unknown): void => cache.set(key, value);
+export const keepResult = (key: string, value: object): void => void cache.set(key, value);
