@@ -1,3 +1,5 @@
+import type { QueryFailure } from '../errors.js';
+
 /**
  * The only contract between the server and its query processes.
  * Jobs go to a child over IPC; results come back on a socket of its own (query-process.ts) as frames
@@ -103,6 +105,22 @@ export interface ErrorPayload {
   message: string;
   missing?: string[];
   stack?: string;
+}
+
+/** What an error frame says, as the failure the server answers with. */
+export function failureFrom(p: ErrorPayload): QueryFailure {
+  switch (p.kind) {
+    case 'sql':
+      return { kind: 'sql', message: p.message };
+    case 'not-read':
+      return { kind: 'not-read' };
+    case 'columns':
+      return { kind: 'columns', missing: p.missing ?? [] };
+    case 'resources':
+      return { kind: 'resources' };
+    case 'internal':
+      return { kind: 'internal', message: p.message, stack: p.stack };
+  }
 }
 
 export interface Frame {

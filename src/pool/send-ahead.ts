@@ -19,7 +19,7 @@ export const defaultQueriesAhead = 8;
 const takeBackAfterMs = 2;
 
 /** Whether a waiting query may be sent ahead: not one that may be split, which waits for a process of its own. */
-const mayBeSentAhead = (run: QueryRun): boolean => run.mayGoAhead;
+const mayBeSentAhead = (run: QueryRun): boolean => run.mayBeSentAhead;
 
 /**
  * Sending ahead: a query that may not start now (every process busy, or as many just started as
@@ -54,7 +54,7 @@ export class SendAhead {
     const now = performance.now();
     for (const slot of slots) {
       const startedAt = slot.startedAt;
-      if (startedAt === undefined || now - startedAt >= startingMs || !slot.run!.mayBeFollowed) continue;
+      if (startedAt === undefined || now - startedAt >= startingMs || !slot.run!.takesQueriesBehind) continue;
       while (slot.ahead.length < this.queriesAhead) {
         const run = this.queue.next(mayBeSentAhead);
         if (!run) break;

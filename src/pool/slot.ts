@@ -8,8 +8,16 @@ import { relayBuffers } from './relay-buffers.js';
  * (running its job, or kept by a split export between two ranges); `finishing`: ending a job nobody
  * waits for, its output dropped; `gone`: killed or exited, never to be given another job.
  */
-/** A query counts as just started for this long (pool.ts's `startingWait`; send-ahead.ts). */
+/** A query counts as just started for this long (`untilOneMayStart`; send-ahead.ts). */
 export const startingMs = 20;
+
+/**
+ * A query nobody waits for any more (its client left, or it was taken back too late) is let finish,
+ * its output dropped, when its process has worked on it less than this; one working longer, or not
+ * done by then, has its process killed. A process killed costs a new one, ~200 ms of CPU to start and
+ * its code cold after, against a query that takes a millisecond or less to end.
+ */
+export const finishGraceMs = 100;
 
 export type SlotState = 'starting' | 'idle' | 'running' | 'finishing' | 'gone';
 
@@ -80,11 +88,18 @@ export class ProcessSlot {
     this.run = undefined;
   }
 
+  /** Lets the process finish the job of a run that started it at `startedAt` (see `finish`), unless it is too late: false then. */
+  mayFinish(startedAt: number): boolean {
+    const left = finishGraceMs - (performance.now() - startedAt);
+    if (left > 0) this.finish(left);
+    return left > 0;
+  }
+
   /**
    * Lets the process end the job it works on, which nobody waits for: its output is dropped until
    * the job's last frame, then `finished` is called. Not ended within `withinMs`, it is killed.
    */
-  finish(withinMs: number): void {
+  finish(withinMs = finishGraceMs): void {
     this.state = 'finishing';
     this.jobOpen = true;
     // A process whose output was paused (its client was slow) would never end its query.
@@ -115,4 +130,26 @@ export class ProcessSlot {
       this.finished(this);
     }
   }
+}
+
+/**
+ * 0 when a query may start now, else how long until one of those running stops counting as just
+ * started. No more queries run just started than the machine has cores: most answer in well under
+ * a millisecond, and one more woken process would only fight them for the same cores, each waking
+ * with cold caches (measured: a small query cost the query processes 441–521 µs of CPU with six
+ * processes taking turns, 308–323 with two at most). The next query waits for one of them, hot,
+ * instead. A query still working after `startingMs` frees its turn, so a slow one delays others by
+ * that much at most, and the rest of the pool is there for them as before.
+ */
+export function untilOneMayStart(slots: Iterable<ProcessSlot>, startingAtOnce: number): number {
+  const now = performance.now();
+  let starting = 0;
+  let first = now;
+  for (const slot of slots) {
+    const at = slot.startedAt;
+    if (at === undefined || now - at >= startingMs) continue;
+    starting += 1;
+    first = Math.min(first, at);
+  }
+  return starting < startingAtOnce ? 0 : first + startingMs - now;
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { settings } from '../config/settings.js';
 import { maxPathSegmentChars, requestLimits } from '../limits/request-size.js';
 import { maxDescriptionChars, maxFormBytes } from '../limits/web-forms.js';
-import { finishGraceMs } from '../pool/pool.js';
+import { finishGraceMs } from '../pool/slot.js';
 import { count } from './text.js';
 
 /** One bound a request meets: what it bounds, its value for a config, and how an operator sets it (Markdown). */
