@@ -69,3 +69,25 @@ export function parseParams(text: string): Params {
 export function queryStart(url: string): number {
   return url.search(/[?#]/);
 }
+
+/** A URL's parameters as pairs in the order the URL gives them (for what a name-keyed record loses: the order between names). */
+export function paramPairs(url: string): [string, string][] {
+  const start = queryStart(url);
+  if (start === -1 || url[start] === '#') return [];
+  const end = url.indexOf('#', start);
+  return url
+    .slice(start + 1, end === -1 ? undefined : end)
+    .split('&')
+    .filter((raw) => raw !== '')
+    .map(decodePair);
+}
+
+/** Pairs as the name-keyed record the routes read (a name given more than once holds every value, in order). */
+export function pairsRecord(pairs: readonly (readonly [string, string])[]): Params {
+  const params: Params = Object.create(null) as Params;
+  for (const [name, value] of pairs) {
+    const previous = params[name];
+    params[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  return params;
+}
