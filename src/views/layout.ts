@@ -13,6 +13,8 @@ export interface PageOptions {
   visitor?: Visitor;
   /** Page-specific ES modules from /assets/, by their path under src/ (`views/client/account.js`). */
   scripts?: string[];
+  /** More of the head: a page's `<link rel="alternate">` to its data, its `rel="next"`. */
+  head?: Html;
   body: Html;
 }
 
@@ -25,7 +27,7 @@ function visitorNav(visitor: Visitor | undefined): SafeHtml {
     <form method="post" action="/logout" class="logout"><input type="hidden" name="_csrf" value="${visitor.csrfToken}"><button type="submit" class="link">Log out</button></form>`;
 }
 
-export function layout({ title, scripts = [], body, visitor }: PageOptions): SafeHtml {
+export function layout({ title, scripts = [], head, body, visitor }: PageOptions): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -34,6 +36,7 @@ export function layout({ title, scripts = [], body, visitor }: PageOptions): Saf
 <title>${title} · Siphon</title>
 <link rel="stylesheet" href="/assets/site.css">
 <link rel="icon" href="data:,">
+${head}
 ${scripts.map((s) => html`<script type="module" src="/assets/${s}"></script>\n`)}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>

@@ -2,7 +2,7 @@ import { errors } from '../errors.js';
 import type { Scraper } from '../store/types.js';
 import { atomFields, examples, guessAtomMapping, requestUrl, type ApiRequest } from '../shared/api-request.js';
 import { html, type SafeHtml } from './html.js';
-import { humanSize } from './text.js';
+import { humanSize, tableRows } from './text.js';
 
 export interface BuilderFormat {
   name: string;
@@ -87,7 +87,7 @@ ${model.callbackRefused ? html`<p class="error" id="qb-callback-refused" role="a
 <div class="field">
   <label for="qb-table">Table</label>
   <select id="qb-table" name="table">
-  ${scraper.data.tables.map((t) => html`<option${t.name === state.table ? html` selected` : ''}>${t.name}</option>`)}
+  ${scraper.data.tables.map((t) => html`<option value="${t.name}"${t.name === state.table ? html` selected` : ''}>${t.name} (${tableRows(t)})</option>`)}
   </select>
 </div>
 <div class="field">

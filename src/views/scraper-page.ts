@@ -54,7 +54,7 @@ ${model.ownerTools ? ownerToolsSection(scraper, model.ownerTools) : ''}
 ${downloadsSection(model)}
 <section class="tables" aria-labelledby="tables">
 <h2 id="tables">Data</h2>
-${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(t, model.previews[i]!, i))}
+${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(scraper, t, model.previews[i]!, i))}
 </section>
 <section class="api" aria-labelledby="api">
 <h2 id="api">Use the API</h2>

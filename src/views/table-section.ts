@@ -1,7 +1,8 @@
 import type { Cell, TablePreview } from '../previews/table-previews.js';
-import type { TableInfo } from '../store/types.js';
+import type { Scraper, TableInfo } from '../store/types.js';
 import { html, type SafeHtml } from './html.js';
-import { count, plural } from './text.js';
+import { tablePath } from './table-paths.js';
+import { count, plural, tableRows } from './text.js';
 
 /** Longer texts are cut in the preview; the API returns them whole. */
 const maxCellChars = 200;
@@ -17,7 +18,7 @@ function previewTable(table: TableInfo, preview: TablePreview): SafeHtml {
   if (preview.rows.length === 0) return html`<p class="empty">This table has no rows.</p>`;
   return html`<div class="table-scroll" tabindex="0" role="region" aria-label="First rows of ${table.name}">
 <table class="data">
-<caption>The first ${plural(preview.rows.length, 'row')} of ${count(table.rows)}</caption>
+<caption>The first ${plural(preview.rows.length, 'row')} of ${table.rowsCapped ? 'more than ' : ''}${count(table.rows)}</caption>
 <thead><tr>${table.columns.map((c) => html`<th scope="col">${c.name}</th>`)}</tr></thead>
 <tbody>
 ${preview.rows.map((row) => html`<tr>${row.map(cell)}</tr>\n`)}</tbody>
@@ -25,12 +26,14 @@ ${preview.rows.map((row) => html`<tr>${row.map(cell)}</tr>\n`)}</tbody>
 </div>`;
 }
 
-/** One table of a scraper: its columns and their types, its row count, and its first rows. */
-export function tableSection(table: TableInfo, preview: TablePreview, index: number): SafeHtml {
+/** One table of a scraper: its columns and their types, its row count, its first rows, and a link to its page. */
+export function tableSection(scraper: Scraper, table: TableInfo, preview: TablePreview, index: number): SafeHtml {
   const id = `table-${index + 1}`;
+  const page = tablePath(scraper.owner.name, scraper.name, table.name);
   return html`<section class="table" aria-labelledby="${id}">
-<h3 id="${id}">${table.name}</h3>
-<p class="meta"><span>${plural(table.rows, 'row')}</span> <span>${plural(table.columns.length, 'column')}</span>
+<h3 id="${id}"><a href="${page}">${table.name}</a>${table.kind === 'view' ? html` <span class="muted">(view)</span>` : ''}</h3>
+<p class="meta"><span>${tableRows(table)}</span> <span>${plural(table.columns.length, 'column')}</span>
+<a href="${page}">Browse: sort, filter, facets</a>
 <a href="?table=${encodeURIComponent(table.name)}#api">Query this table</a></p>
 <details class="columns">
 <summary>Columns and types</summary>

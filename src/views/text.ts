@@ -45,3 +45,8 @@ export function ownerPath(owner: string): string {
 export function scraperPath(owner: string, name: string): string {
   return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
 }
+
+/** A table's row count as counted at publish: `312 rows`, or `more than 10,000 rows` for a view counted only so far. */
+export function tableRows(table: { rows: number; rowsCapped?: true }): string {
+  return table.rowsCapped ? `more than ${plural(table.rows, 'row')}` : plural(table.rows, 'row');
+}
