@@ -31,6 +31,8 @@ export interface Config {
   keyQueue: number;
   /** Data requests per key per minute; 0 turns the rate limit off. */
   rateLimitPerMinute: number;
+  /** Table and row pages (HTML, anonymous visitors included) per visitor address per minute; 0 turns the limit off. */
+  pagesPerMinute: number;
   /** A response still streaming after this long is cut short, whatever the client's reading speed. */
   maxResponseMs: number;
   /** Output a client has not taken yet is kept in a temporary file up to this much per response… */
@@ -100,6 +102,9 @@ export const defaults = {
   keyConcurrency: 2,
   keyQueue: 16,
   rateLimitPerMinute: 600,
+  // A person clicks through a few pages a minute; this leaves room for an office behind one address,
+  // and keeps a crawler to ~2 pages a second, each a few queries in the previews' one process.
+  pagesPerMinute: 120,
   maxResponseMs: 600_000,
   spoolResponseMb: 512,
   spoolTotalMb: 2048,

@@ -57,8 +57,10 @@ function poolOptions(config: Config): PoolOptions {
 }
 
 /**
- * The table previews' pool: one process of its own, so page views never take the API's. Scrapers
- * take turns (one preview at a time each); its queue is long, since each version is previewed once.
+ * The pool of the pages for people, table previews and table pages: one process of its own, so page
+ * views never take the API's. Each lane (a scraper's previews, a visitor address's table pages)
+ * runs one query at a time and lanes take turns; its queue is long, since each version is
+ * previewed once, and the table pages' per-address rate limit bounds what one visitor queues.
  */
 function previewPoolOptions(config: Config): PoolOptions {
   const api = poolOptions(config);
@@ -91,6 +93,9 @@ export async function startService(config: Config, store: Store, logStream?: Nod
   // Counted where every node sees the counts when the store is shared, else in this process.
   const rateLimiter = perMinute > 0 ? (store.sharedRateLimiter?.(perMinute) ?? new MemoryRateLimiter(perMinute)) : undefined;
   const previews = new TablePreviews(previewPool);
+  // Pages are counted per visitor address, apart from the keys' counts (`page:` keys in a shared store).
+  const perAddress = config.pagesPerMinute;
+  const pagesLimiter = perAddress > 0 ? (store.sharedRateLimiter?.(perAddress) ?? new MemoryRateLimiter(perAddress)) : undefined;
   const recorderLog = {
     error: (details: object, message: string) => log.logger.error(details, message),
     info: (details: object, message: string) => log.logger.info(details, message),
@@ -103,7 +108,19 @@ export async function startService(config: Config, store: Store, logStream?: Nod
       ? new Metrics({ pools: { api: pool, previews: previewPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped })
       : undefined;
   const stopping = new AbortController();
-  const app = buildServer({ config, store, pool, previews, rateLimiter, recorder, stopping: stopping.signal, log, metrics });
+  const app = buildServer({
+    config,
+    store,
+    pool,
+    previews,
+    pagesPool: previewPool,
+    rateLimiter,
+    pagesLimiter,
+    recorder,
+    stopping: stopping.signal,
+    log,
+    metrics,
+  });
   const silent = new SilentConnections(app.server);
   if (leftovers.length > 0) app.log.info({ files: leftovers }, 'removed temporary files of interrupted publishes');
   let metricsServer: MetricsServer | undefined;

@@ -308,6 +308,13 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     'data requests per key per minute (429 beyond; 0: no limit)',
     { zeroOff: true },
   ),
+  pagesPerMinute: numberSetting(
+    'pagesPerMinute',
+    'pages-per-minute',
+    'count',
+    'table and row pages per visitor address per minute (429 beyond; 0: no limit)',
+    { zeroOff: true },
+  ),
   maxPendingDownloads: numberSetting(
     'maxPendingDownloads',
     'max-pending-downloads',

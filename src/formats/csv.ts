@@ -9,7 +9,7 @@ const quote = /"/g;
  * A text field as RFC 4180 writes it: quoted when it holds a comma, quote, CR or LF, quotes doubled.
  * An empty string is written as `""` so it stays distinct from NULL, an empty field.
  */
-function csvText(s: string): string {
+export function csvText(s: string): string {
   if (s === '') return '""';
   return needsQuotes.test(s) ? `"${s.replace(quote, '""')}"` : s;
 }

@@ -25,6 +25,8 @@ import { metricsRoutes } from './routes/metrics.js';
 import { pageRoutes } from './routes/pages.js';
 import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
+import { tableDataRoutes } from './routes/table-data.js';
+import { tablePageRoutes } from './routes/table-pages.js';
 import { sendError } from './send-error.js';
 import { webScope } from './web-session.js';
 import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
@@ -34,8 +36,12 @@ export interface ServerDeps {
   store: Store;
   pool: QueryPool;
   previews: TablePreviews;
+  /** Where the table pages' queries run: the previews' pool, not the API's. */
+  pagesPool: QueryPool;
   /** Per key; none when the rate limit is off. */
   rateLimiter?: RateLimiter;
+  /** Table pages per visitor address; none when that limit is off. */
+  pagesLimiter?: RateLimiter;
   /** Aborted when the service starts stopping: publishes still running are stopped and answered 503. */
   stopping: AbortSignal;
   recorder: DownloadRecorder;
@@ -128,6 +134,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   if (metrics) app.addHook('onRoute', (route) => metrics.knowRoute(route.url));
   const routeDeps = { ...deps, limits, bodyFailure: (request: FastifyRequest) => refusals.bodyFailure(request.raw) };
   dataRoutes(app, routeDeps);
+  tableDataRoutes(app, deps);
   scraperInfoRoutes(app, deps);
   healthRoutes(app, deps);
   publishRoutes(app, routeDeps);
@@ -136,6 +143,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const catalog = catalogWithImportLimits(deps.store, config);
   webScope(app, { config, store: deps.store, limits }, (scope) => {
     pageRoutes(scope, deps);
+    tablePageRoutes(scope, deps);
     accountRoutes(scope, { config, store: deps.store, catalog });
     ownerScraperRoutes(scope, { ...routeDeps, catalog });
   });

@@ -48,6 +48,16 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     when: "no such scraper, or a private one asked for by anyone but its owner (with another account's key; on the web, by anyone not signed in as the owner): the same answer, so existence is not revealed",
   },
   formatUnknown: { example: [formatNames], area: 'query', when: '`data.<format>` is not one of the [formats](#formats)' },
+  tableNotFound: {
+    example: ['no such table'],
+    area: 'query',
+    when: 'a table page or twin (`/{owner}/{scraper}/tables/{table}`, `.json`, `.csv`) names no table or view of the scraper (names are [tilde-encoded](pages.md#table-names-in-addresses))',
+  },
+  rowNotFound: {
+    example: ['data', '12'],
+    area: 'query',
+    when: 'a row page or its `.json` names a rowid the table does not hold, or is a view (views have no row pages)',
+  },
   routeNotFound: { example: [], area: 'query', when: 'any other path' },
   queryMissing: { example: [], area: 'query', when: '`query` missing or blank' },
   queryTooLong: {
@@ -211,6 +221,11 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     example: [600, 12],
     area: 'query',
     when: 'the key made more requests this minute than `--rate-limit` allows; `Retry-After` and `RateLimit-Reset` say when its count starts over',
+  },
+  pagesRateLimited: {
+    example: [120, 12],
+    area: 'web',
+    when: 'one visitor address asked for more table and row pages this minute than `--pages-per-minute` allows (answered as a page; `Retry-After` says when its count starts over)',
   },
   signInFailed: {
     example: [],

@@ -91,6 +91,11 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('rateLimitPerMinute'),
   },
   {
+    what: 'Table and row pages per visitor address per minute (fixed one-minute windows; `0` turns it off); beyond, 429',
+    value: (c) => (c.pagesPerMinute > 0 ? count(c.pagesPerMinute) : 'no limit'),
+    setWith: flag('pagesPerMinute'),
+  },
+  {
     what: 'Output a client has not read yet, kept on disk per response (the first 1 MB in memory)',
     value: (c) => `${count(c.spoolResponseMb)} MB`,
     setWith: flag('spoolResponseMb'),

@@ -48,11 +48,12 @@ async function openTestStore(dataDir: string): Promise<{ store: Store; drop(): P
  */
 export async function startServer(overrides: Partial<Config> = {}, watchLog?: (chunk: string) => void): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir();
-  // No rate limit unless a test sets one: several tests read in tight loops, as many clients would.
+  // No rate limits unless a test sets one: several tests read in tight loops, as many clients would.
   const config = configWith({
     queryProcesses: 2,
     logLevel: 'info',
     rateLimitPerMinute: 0,
+    pagesPerMinute: 0,
     ...overrides,
     dataDir,
     host: '127.0.0.1',

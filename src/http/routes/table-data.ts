@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { browseTable, fetchRow, parseView } from '../../browse/index.js';
+import type { BrowsePage } from '../../browse/types.js';
+import type { Config } from '../../config.js';
+import type { DownloadRecorder } from '../../downloads/recorder.js';
+import { errors } from '../../errors.js';
+import { isoTime } from '../../iso-time.js';
+import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
+import type { QueryPool } from '../../pool/pool.js';
+import type { ApiKey, Scraper, Store, TableInfo } from '../../store/types.js';
+import { rowPath, tableNameOf, tablePath, viewHref, withParams } from '../../views/table-paths.js';
+import { authenticate } from '../authenticate.js';
+import { whileClientWaits } from '../client-waits.js';
+import { keyCorsHeaders } from '../key-origin.js';
+import { publicOrigin } from '../public-origin.js';
+import { paramPairs, pairsRecord } from '../query-string.js';
+import { noteRequest } from '../request-log.js';
+import { asSiphonError, answerError } from '../send-error.js';
+import { findScraperFor } from './params.js';
+import { csvBody, jsonBody, rowJsonBody, rowIdPattern, twinFileName } from '../table-twins.js';
+
+interface TwinRoute {
+  Params: { owner: string; scraper: string; table: string; rowid?: string };
+}
+
+/** What a twin answers: its body and type, and the facts its download is recorded with. */
+interface TwinAnswer {
+  body: string;
+  type: string;
+  rows: number;
+  headers: OutgoingHttpHeaders;
+}
+
+/**
+ * The table pages' twins for programs: `…/tables/{table}.json`, `.csv` and `…/{rowid}.json`. They
+ * are API calls, as `data.{format}` is: a key (the `key` parameter, `X-API-Key` or `Authorization:
+ * Bearer`), the key's rate limit, its lane of the API pool's fair queue, and a download recorded
+ * for every call that gets past the rate limit (format `table.json`, `table.csv` or `row.json`; its
+ * query the view's path and canonical parameters).
+ */
+export function tableDataRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter },
+): void {
+  const { config, store, pool, recorder, rateLimiter } = deps;
+
+  /** The twin's parameters, its `key` taken out. */
+  const withoutKey = (request: FastifyRequest) => paramPairs(request.url).filter(([name]) => name !== 'key');
+
+  function absolute(request: FastifyRequest, path: string): string {
+    return `${publicOrigin(request, config) ?? ''}${path}`;
+  }
+
+  async function tableAnswer(request: FastifyRequest, scraper: Scraper, table: TableInfo, key: ApiKey, csv: boolean, signal: AbortSignal) {
+    const view = parseView(pairsRecord(withoutKey(request)), table, table.fts);
+    const page: BrowsePage = await browseTable(pool, scraper, table, view, String(key.id), signal);
+    const nextUrl = page.next ? absolute(request, viewHref(scraper, table.name, { ...view, next: page.next }, csv ? '.csv' : '.json')) : null;
+    const headers: OutgoingHttpHeaders = nextUrl ? { link: `<${nextUrl}>; rel="next"` } : {};
+    if (csv) {
+      headers['content-disposition'] = twinFileName(scraper, table.name);
+      return { body: csvBody(page), type: 'text/csv; charset=utf-8', rows: page.rows.length, headers };
+    }
+    return { body: jsonBody(scraper, table.name, view, page, nextUrl), type: 'application/json; charset=utf-8', rows: page.rows.length, headers };
+  }
+
+  async function rowAnswer(scraper: Scraper, table: TableInfo, rowid: string, key: ApiKey, signal: AbortSignal): Promise<TwinAnswer> {
+    const row = rowIdPattern.test(rowid) ? await fetchRow(pool, scraper, table, rowid, String(key.id), signal) : undefined;
+    if (!row) throw errors.rowNotFound(table.name, rowid);
+    return { body: rowJsonBody(rowid, row), type: 'application/json; charset=utf-8', rows: 1, headers: {} };
+  }
+
+  async function handle(request: FastifyRequest<TwinRoute>, reply: FastifyReply, format: 'table.json' | 'table.csv' | 'row.json') {
+    const startedAt = performance.now();
+    const { owner, scraper: scraperName, rowid } = request.params;
+    let key: ApiKey;
+    let scraper: Scraper;
+    let rate: RateDecision | undefined;
+    try {
+      key = await authenticate(request.headers, paramPairs(request.url).find(([name]) => name === 'key')?.[1], store);
+      noteRequest(request, { keyId: key.id });
+      void reply.headers(keyCorsHeaders(key, request.headers));
+      scraper = await findScraperFor(store, key.account.id, owner, scraperName);
+      recorder.assertAccepting();
+      rate = rateLimiter && (await rateLimiter.take(String(key.id)));
+      if (rate) void reply.headers({ 'ratelimit-limit': rate.limit, 'ratelimit-remaining': rate.remaining, 'ratelimit-reset': rate.resetSeconds });
+      if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
+    } catch (err) {
+      answerError(reply, asSiphonError(err, reply));
+      return;
+    }
+    const tableName = tableNameOf(request.params.table);
+    const client = whileClientWaits(reply);
+    let status = 200;
+    let answer: TwinAnswer | undefined;
+    try {
+      const table = scraper.data.tables.find((t) => t.name === tableName);
+      if (!table) throw errors.tableNotFound(tableName);
+      answer =
+        rowid === undefined
+          ? await tableAnswer(request, scraper, table, key, format === 'table.csv', client.signal)
+          : await rowAnswer(scraper, table, rowid, key, client.signal);
+    } catch (err) {
+      const error = asSiphonError(err, reply);
+      status = error.status;
+      answerError(reply, error);
+    } finally {
+      client.done();
+    }
+    const body = answer?.body;
+    // What was asked for, without the key: the path and the parameters as sent.
+    const extension = format === 'table.csv' ? '.csv' : '.json';
+    const path =
+      rowid === undefined ? tablePath(owner, scraperName, tableName, extension) : rowPath(owner, scraperName, tableName, rowid, extension);
+    void recorder.record({
+      scraperId: scraper.id,
+      accountId: key.account.id,
+      keyId: key.id,
+      at: isoTime(),
+      format,
+      query: withParams(path, withoutKey(request)),
+      status,
+      rows: answer?.rows ?? null,
+      bytes: body === undefined ? 0 : Buffer.byteLength(body),
+      durationMs: performance.now() - startedAt,
+    });
+    noteRequest(request, { status, format, rows: answer?.rows ?? null });
+    if (!answer) return;
+    void reply
+      .code(200)
+      .headers({ ...answer.headers, 'content-type': answer.type, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' })
+      .send(body);
+  }
+
+  app.get<TwinRoute>('/:owner/:scraper/tables/:table.json', (request, reply) => handle(request, reply, 'table.json'));
+  app.get<TwinRoute>('/:owner/:scraper/tables/:table.csv', (request, reply) => handle(request, reply, 'table.csv'));
+  app.get<TwinRoute>('/:owner/:scraper/tables/:table/:rowid.json', (request, reply) => handle(request, reply, 'row.json'));
+}

@@ -1,0 +1,148 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { browseTable, fetchRow, parseView } from '../../browse/index.js';
+import type { TableView } from '../../browse/types.js';
+import type { Config } from '../../config.js';
+import { errors, SiphonError } from '../../errors.js';
+import type { RateLimiter } from '../../limits/rate-limiter.js';
+import type { QueryPool } from '../../pool/pool.js';
+import type { Scraper, Store, TableInfo } from '../../store/types.js';
+import type { SafeHtml } from '../../views/html.js';
+import type { Visitor } from '../../views/layout.js';
+import { messagePage } from '../../views/message-page.js';
+import { notFoundPage } from '../../views/not-found-page.js';
+import { rowPage } from '../../views/row-page.js';
+import { formParams } from '../../views/table-controls.js';
+import { tablePage } from '../../views/table-page.js';
+import { tableNameOf, tablePath, viewHref } from '../../views/table-paths.js';
+import { html } from '../../views/html.js';
+import { whileClientWaits } from '../client-waits.js';
+import { publicOrigin } from '../public-origin.js';
+import { paramPairs, pairsRecord } from '../query-string.js';
+import { asSiphonError } from '../send-error.js';
+import { sendPage } from '../send-page.js';
+import { signedIn, visitorOf } from '../web-session.js';
+import { findScraperFor } from './params.js';
+import { rowIdPattern } from '../table-twins.js';
+
+interface TableRoute {
+  Params: { owner: string; scraper: string; table: string };
+}
+interface RowRoute {
+  Params: { owner: string; scraper: string; table: string; rowid: string };
+}
+
+/**
+ * A table page cuts text values after this many characters (in the query, so a page of 1 MB values
+ * holds ~100 KB of each at most); the row page and the twins give them whole.
+ */
+export const pageCellChars = 1000;
+
+/** parseView's refusal of a `_next` token made for other data or changed by hand. */
+const staleTokenCode = 'SIPHON_ERR_PAGE_TOKEN';
+
+/**
+ * The table pages, for people: open to anonymous visitors (a private scraper only to its signed-in
+ * owner, as its page is), never downloads. Their queries run in the previews' pool, each visitor
+ * address in a lane of its own of its fair queue, and each address may ask for `--pages-per-minute`
+ * pages (429 beyond), so no visitor can slow the API or another visitor for long.
+ */
+export function tablePageRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; store: Store; pagesPool: QueryPool; pagesLimiter?: RateLimiter },
+): void {
+  const { config, store, pagesPool, pagesLimiter } = deps;
+
+  /** The visitor's address's lane, in the pool's fair queue and the page budget. */
+  const lane = (request: FastifyRequest) => `page:${request.ip}`;
+
+  /** Answers a failure as a page for people, with the error's status and code. */
+  function refuse(reply: FastifyReply, error: SiphonError, visitor: Visitor | undefined, title: string, more?: SafeHtml): void {
+    sendPage(reply, error.status, messagePage(title, error.message, visitor, more), error);
+  }
+
+  /** The scraper and table of a page's path, or a 404 page (also for a private scraper of someone else). */
+  async function findTable(
+    request: FastifyRequest<TableRoute>,
+    reply: FastifyReply,
+    visitor: Visitor | undefined,
+  ): Promise<{ scraper: Scraper; table: TableInfo } | undefined> {
+    const { owner, scraper: name } = request.params;
+    const scraper = await findScraperFor(store, signedIn(request)?.id, owner, name).catch(() => undefined);
+    if (!scraper) {
+      sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
+      return undefined;
+    }
+    const tableName = tableNameOf(request.params.table);
+    const table = scraper.data.tables.find((t) => t.name === tableName);
+    if (!table) {
+      const error = errors.tableNotFound(tableName);
+      const back = html`<p><a href="${`/${encodeURIComponent(owner)}/${encodeURIComponent(name)}#tables`}">The scraper's tables</a></p>`;
+      refuse(reply, error, visitor, 'No such table', back);
+      return undefined;
+    }
+    return { scraper, table };
+  }
+
+  /** Takes one page from the address's budget; false (and a 429 page) when it is spent. */
+  async function withinBudget(request: FastifyRequest, reply: FastifyReply, visitor: Visitor | undefined): Promise<boolean> {
+    const decision = pagesLimiter && (await pagesLimiter.take(lane(request)));
+    if (!decision || decision.allowed) return true;
+    refuse(reply, errors.pagesRateLimited(decision.limit, decision.resetSeconds), visitor, 'Too many pages');
+    return false;
+  }
+
+  app.get<TableRoute>('/:owner/:scraper/tables/:table', async (request, reply) => {
+    const visitor = visitorOf(request, reply);
+    if (!(await withinBudget(request, reply, visitor))) return;
+    const found = await findTable(request, reply, visitor);
+    if (!found) return;
+    const { scraper, table } = found;
+    const pairs = paramPairs(request.url);
+    const submitted = formParams(pairs);
+    let view: TableView;
+    try {
+      view = parseView(pairsRecord(submitted ?? pairs), table, table.fts);
+    } catch (err) {
+      const error = asSiphonError(err, reply);
+      const first = tablePath(scraper.owner.name, scraper.name, table.name);
+      const stale = error.code === staleTokenCode;
+      const more = html`<p><a href="${first}">${stale ? 'The first page of the current data' : `The table ${table.name}`}</a></p>`;
+      return refuse(reply, error, visitor, stale ? 'This page is out of date' : 'This view cannot be shown', more);
+    }
+    // The form's numbered fields are answered with the view's canonical address, which is what to share.
+    if (submitted) return reply.redirect(viewHref(scraper, table.name, view), 303);
+    const client = whileClientWaits(reply);
+    try {
+      const page = await browseTable(pagesPool, scraper, table, view, lane(request), client.signal, { maxCellChars: pageCellChars });
+      if (page.next) void reply.header('link', `<${viewHref(scraper, table.name, { ...view, next: page.next })}>; rel="next"`);
+      sendPage(reply, 200, tablePage({ scraper, table, view, page, maxCellChars: pageCellChars, visitor }));
+    } catch (err) {
+      refuse(reply, asSiphonError(err, reply), visitor, 'This page cannot be shown now');
+    } finally {
+      client.done();
+    }
+  });
+
+  app.get<RowRoute>('/:owner/:scraper/tables/:table/:rowid', async (request, reply) => {
+    const visitor = visitorOf(request, reply);
+    if (!(await withinBudget(request, reply, visitor))) return;
+    const found = await findTable(request, reply, visitor);
+    if (!found) return;
+    const { scraper, table } = found;
+    const { rowid } = request.params;
+    const client = whileClientWaits(reply);
+    try {
+      const row = rowIdPattern.test(rowid) ? await fetchRow(pagesPool, scraper, table, rowid, lane(request), client.signal) : undefined;
+      if (!row) {
+        const back = html`<p><a href="${tablePath(scraper.owner.name, scraper.name, table.name)}">The table ${table.name}</a></p>`;
+        return refuse(reply, errors.rowNotFound(table.name, rowid), visitor, 'No such row', back);
+      }
+      const origin = publicOrigin(request, config) ?? '';
+      sendPage(reply, 200, rowPage({ scraper, table, rowid, row, origin, visitor }));
+    } catch (err) {
+      refuse(reply, asSiphonError(err, reply), visitor, 'This row cannot be shown now');
+    } finally {
+      client.done();
+    }
+  });
+}

@@ -1,0 +1,88 @@
+import type { BrowsePage, Cell, TableView } from '../browse/types.js';
+import { csvText } from '../formats/csv.js';
+import { jsonString } from '../formats/values.js';
+import type { Scraper } from '../store/types.js';
+import { facetFilter, toggledFilter } from '../views/view-links.js';
+import { viewHref } from '../views/table-paths.js';
+
+/**
+ * @module The bodies of the table pages' twins for programs. Values are written as the data API's
+ * json and csv formats write them: numbers with the exact text SQLite gave (64-bit integers
+ * whole), NULL as `null` (an empty CSV field), text as JSON strings safe in HTML.
+ */
+
+/** A rowid in a row page's path: an SQLite integer, as text. */
+export const rowIdPattern = /^-?\d{1,19}$/;
+
+function jsonCell(cell: Cell): string {
+  return cell.kind === 'null' ? 'null' : cell.kind === 'number' ? cell.text : jsonString(cell.text);
+}
+
+function jsonObject(columns: readonly string[], cells: readonly Cell[]): string {
+  return `{${columns.map((c, i) => `${jsonString(c)}:${jsonCell(cells[i]!)}`).join(',')}}`;
+}
+
+const jsonList = (items: readonly string[]) => `[${items.join(',')}]`;
+
+function facetsJson(scraper: Scraper, table: string, view: TableView, page: BrowsePage): string {
+  const facets = view.facets.filter((c) => page.facets[c]);
+  return `{${facets
+    .map((column) => {
+      const facet = page.facets[column]!;
+      const values = facet.values.map(
+        (v) =>
+          `{"value":${jsonCell(v.value)},"count":${v.count},"selected":${v.selected},"toggle_url":${jsonString(
+            viewHref(scraper, table, toggledFilter(view, facetFilter(column, v.value)), '.json'),
+          )}}`,
+      );
+      return `${jsonString(column)}:{"values":${jsonList(values)},"truncated":${facet.truncated},"timed_out":${facet.timedOut}}`;
+    })
+    .join(',')}}`;
+}
+
+/**
+ * `{"rows": [{column: value, …}], "columns", "rowids", "count", "count_truncated", "description",
+ * "next", "next_url", "timed_out"}`, and `"facets"` and `"suggested_facets"` when the view asks for facets.
+ */
+export function jsonBody(scraper: Scraper, table: string, view: TableView, page: BrowsePage, nextUrl: string | null): string {
+  const rows = page.rows.map((r) => jsonObject(page.columns, r.cells));
+  const isTable = page.rows.some((r) => r.rowid !== null);
+  const parts = [
+    `"rows":${jsonList(rows)}`,
+    `"columns":${jsonList(page.columns.map(jsonString))}`,
+    `"rowids":${isTable ? jsonList(page.rows.map((r) => r.rowid ?? 'null')) : 'null'}`,
+    `"count":${page.count}`,
+    `"count_truncated":${page.countTruncated}`,
+    `"description":${jsonString(page.description)}`,
+    `"next":${page.next === null ? 'null' : jsonString(page.next)}`,
+    `"next_url":${nextUrl === null ? 'null' : jsonString(nextUrl)}`,
+    `"timed_out":${page.timedOut}`,
+  ];
+  if (view.facets.length > 0) {
+    parts.push(`"facets":${facetsJson(scraper, table, view, page)}`, `"suggested_facets":${jsonList(page.suggestedFacets.map(jsonString))}`);
+  }
+  return `{${parts.join(',')}}\n`;
+}
+
+/** `{"rowid", "columns", "rows": [{column: value, …}]}`: a list of one, so the table's parsing reads it too. */
+export function rowJsonBody(rowid: string, row: { columns: string[]; cells: Cell[] }): string {
+  return `{"rowid":${rowid},"columns":${jsonList(row.columns.map(jsonString))},"rows":[${jsonObject(row.columns, row.cells)}]}\n`;
+}
+
+function csvCell(cell: Cell): string {
+  return cell.kind === 'null' ? '' : cell.kind === 'number' ? cell.text : csvText(cell.text);
+}
+
+/** The page's rows as the data API's csv writes them: a header line, LF line ends. */
+export function csvBody(page: BrowsePage): string {
+  let out = `${page.columns.map(csvText).join(',')}\n`;
+  for (const row of page.rows) out += `${row.cells.map(csvCell).join(',')}\n`;
+  return out;
+}
+
+/** `attachment` named `owner-scraper-table.csv`, the table's name in ASCII and whole as UTF-8 (RFC 6266). */
+export function twinFileName(scraper: Scraper, table: string): string {
+  const name = `${scraper.owner.name}-${scraper.name}-${table}.csv`;
+  const ascii = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
