@@ -1,7 +1,7 @@
 import type { BrowsePage, Cell, TableView } from '../browse/types.js';
 import { csvText } from '../formats/csv.js';
 import { jsonString } from '../formats/values.js';
-import type { Scraper } from '../store/types.js';
+import type { Scraper, TableInfo } from '../store/types.js';
 import { facetFilter, toggledFilter } from '../views/view-links.js';
 import { viewHref } from '../views/table-paths.js';
 
@@ -24,7 +24,7 @@ function jsonObject(columns: readonly string[], cells: readonly Cell[]): string 
 
 const jsonList = (items: readonly string[]) => `[${items.join(',')}]`;
 
-function facetsJson(scraper: Scraper, table: string, view: TableView, page: BrowsePage): string {
+function facetsJson(scraper: Scraper, table: TableInfo, view: TableView, page: BrowsePage): string {
   const facets = view.facets.filter((c) => page.facets[c]);
   return `{${facets
     .map((column) => {
@@ -44,7 +44,7 @@ function facetsJson(scraper: Scraper, table: string, view: TableView, page: Brow
  * `{"rows": [{column: value, …}], "columns", "rowids", "count", "count_truncated", "description",
  * "next", "next_url", "timed_out"}`, and `"facets"` and `"suggested_facets"` when the view asks for facets.
  */
-export function jsonBody(scraper: Scraper, table: string, view: TableView, page: BrowsePage, nextUrl: string | null): string {
+export function jsonBody(scraper: Scraper, table: TableInfo, view: TableView, page: BrowsePage, nextUrl: string | null): string {
   const rows = page.rows.map((r) => jsonObject(page.columns, r.cells));
   const isTable = page.rows.some((r) => r.rowid !== null);
   const parts = [

@@ -81,13 +81,3 @@ export function paramPairs(url: string): [string, string][] {
     .filter((raw) => raw !== '')
     .map(decodePair);
 }
-
-/** Pairs as the name-keyed record the routes read (a name given more than once holds every value, in order). */
-export function pairsRecord(pairs: readonly (readonly [string, string])[]): Params {
-  const params: Params = Object.create(null) as Params;
-  for (const [name, value] of pairs) {
-    const previous = params[name];
-    params[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
-  }
-  return params;
-}

@@ -5,7 +5,7 @@ import { facetList, type ViewHref } from './facet-list.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
 import { filterOps, tableControls } from './table-controls.js';
-import { rowPath, tablePath, viewHref, withParams } from './table-paths.js';
+import { rowPath, tablePath, viewHref } from './table-paths.js';
 import { count, ownerPath, plural, scraperPath, tableRows } from './text.js';
 import { firstPage, plainView, sortedBy, withoutFilter, withoutSearch } from './view-links.js';
 
@@ -85,8 +85,9 @@ ${pager(model)}
 <p class="hint">Text longer than ${plural(model.maxCellChars, 'character')} is cut here; each row's page shows it whole.</p>`;
 }
 
-function otherTables({ scraper, table }: TablePageModel): SafeHtml {
+function otherTables({ scraper, table }: TablePageModel): SafeHtml | '' {
   const tables = scraper.data.tables;
+  if (tables.length < 2) return '';
   return html`<details class="other-tables"><summary>All ${plural(tables.length, 'table')} of this scraper</summary>
 <ul>${tables.map(
     (t) =>
@@ -98,10 +99,10 @@ function otherTables({ scraper, table }: TablePageModel): SafeHtml {
 /** `/{owner}/{scraper}/tables/{table}`: a view of one table, its forms, facets, pages and twins. */
 export function tablePage(model: TablePageModel): SafeHtml {
   const { scraper, table, view, page } = model;
-  const href: ViewHref = (changed) => viewHref(scraper, table.name, changed);
+  const href: ViewHref = (changed) => viewHref(scraper, table, changed);
   const linked: Linked = { ...model, href };
-  const json = viewHref(scraper, table.name, view, '.json');
-  const csv = viewHref(scraper, table.name, view, '.csv');
+  const json = viewHref(scraper, table, view, '.json');
+  const csv = viewHref(scraper, table, view, '.csv');
   const columns = table.columns.map((c) => c.name);
   return layout({
     title: `${table.name} · ${scraper.owner.name}/${scraper.name}`,
@@ -112,7 +113,7 @@ ${page.next ? html`<link rel="next" href="${href({ ...view, next: page.next })}"
     body: html`<p class="crumbs"><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a> / <a href="${scraperPath(scraper.owner.name, scraper.name)}">${scraper.name}</a> / ${table.kind === 'view' ? 'view' : 'table'}</p>
 <h1 class="table-name">${table.name} <span class="count">${tableRows(table)}</span></h1>
 <p class="lead description">${page.description}${
-      page.countTruncated ? html` <a class="count-all" href="${withParams(href(firstPage(view)), [['_count', 'all']])}">Count all</a>` : ''
+      page.countTruncated ? html` <a class="count-all" href="${href({ ...firstPage(view), countAll: true })}">Count all</a>` : ''
     }</p>
 <p class="twins">For programs, this view as <a href="${json}">JSON</a> or <a href="${csv}">CSV</a>: API calls, with <a href="/docs#keys">a key</a>, counted as downloads (<a href="/docs#table-views">how</a>).</p>
 ${otherTables(model)}

@@ -13,7 +13,7 @@
 
 import { viewParams } from '../browse/index.js';
 import type { TableView } from '../browse/types.js';
-import type { Scraper } from '../store/types.js';
+import type { Scraper, TableInfo } from '../store/types.js';
 
 /** Kept as they are: the characters no router, proxy or browser changes in a path segment. */
 const safe = /[A-Za-z0-9_-]/;
@@ -60,7 +60,13 @@ export function withParams(path: string, params: readonly (readonly [string, str
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
 
-/** The address of a view of a table (its canonical parameters), of its page or, with an extension, of a twin. */
-export function viewHref(scraper: Scraper, table: string, view: TableView, extension = ''): string {
-  return withParams(tablePath(scraper.owner.name, scraper.name, table, extension), viewParams(view));
+/**
+ * The address of a view of a table (its canonical parameters), of its page or, with an extension, of
+ * a twin. The twins read `key` as the API key, so there an exact filter on a column named `key` is
+ * written `key__exact`, which reads back as the same filter.
+ */
+export function viewHref(scraper: Scraper, table: TableInfo, view: TableView, extension = ''): string {
+  const params = viewParams(view, table);
+  const twinParams = extension === '' ? params : params.map(([name, value]): [string, string] => [name === 'key' ? 'key__exact' : name, value]);
+  return withParams(tablePath(scraper.owner.name, scraper.name, table.name, extension), twinParams);
 }

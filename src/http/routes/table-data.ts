@@ -14,7 +14,7 @@ import { authenticate } from '../authenticate.js';
 import { whileClientWaits } from '../client-waits.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { publicOrigin } from '../public-origin.js';
-import { paramPairs, pairsRecord } from '../query-string.js';
+import { paramPairs } from '../query-string.js';
 import { noteRequest } from '../request-log.js';
 import { asSiphonError, answerError } from '../send-error.js';
 import { findScraperFor } from './params.js';
@@ -53,15 +53,15 @@ export function tableDataRoutes(
   }
 
   async function tableAnswer(request: FastifyRequest, scraper: Scraper, table: TableInfo, key: ApiKey, csv: boolean, signal: AbortSignal) {
-    const view = parseView(pairsRecord(withoutKey(request)), table, table.fts);
+    const view = parseView(withoutKey(request), table);
     const page: BrowsePage = await browseTable(pool, scraper, table, view, String(key.id), signal);
-    const nextUrl = page.next ? absolute(request, viewHref(scraper, table.name, { ...view, next: page.next }, csv ? '.csv' : '.json')) : null;
+    const nextUrl = page.next ? absolute(request, viewHref(scraper, table, { ...view, next: page.next }, csv ? '.csv' : '.json')) : null;
     const headers: OutgoingHttpHeaders = nextUrl ? { link: `<${nextUrl}>; rel="next"` } : {};
     if (csv) {
       headers['content-disposition'] = twinFileName(scraper, table.name);
       return { body: csvBody(page), type: 'text/csv; charset=utf-8', rows: page.rows.length, headers };
     }
-    return { body: jsonBody(scraper, table.name, view, page, nextUrl), type: 'application/json; charset=utf-8', rows: page.rows.length, headers };
+    return { body: jsonBody(scraper, table, view, page, nextUrl), type: 'application/json; charset=utf-8', rows: page.rows.length, headers };
   }
 
   async function rowAnswer(scraper: Scraper, table: TableInfo, rowid: string, key: ApiKey, signal: AbortSignal): Promise<TwinAnswer> {

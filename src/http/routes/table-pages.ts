@@ -17,7 +17,7 @@ import { tableNameOf, tablePath, viewHref } from '../../views/table-paths.js';
 import { html } from '../../views/html.js';
 import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
-import { paramPairs, pairsRecord } from '../query-string.js';
+import { paramPairs } from '../query-string.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
@@ -37,8 +37,17 @@ interface RowRoute {
  */
 export const pageCellChars = 1000;
 
-/** parseView's refusal of a `_next` token made for other data or changed by hand. */
-const staleTokenCode = 'SIPHON_ERR_PAGE_TOKEN';
+/** parseView's refusals of a `_next` token made for other data, or for another view, or changed by hand. */
+const tokenCodes = new Set(['SIPHON_ERR_PAGE_TOKEN_STALE', 'SIPHON_ERR_PAGE_TOKEN_INVALID']);
+
+/** The first page of the view a refused token came with, when the rest of its address is sound. */
+function firstPageOf(scraper: Scraper, table: TableInfo, pairs: [string, string][]): string {
+  try {
+    return viewHref(scraper, table, parseView(pairs.filter(([name]) => name !== '_next'), table));
+  } catch {
+    return tablePath(scraper.owner.name, scraper.name, table.name);
+  }
+}
 
 /**
  * The table pages, for people: open to anonymous visitors (a private scraper only to its signed-in
@@ -58,6 +67,23 @@ export function tablePageRoutes(
   /** Answers a failure as a page for people, with the error's status and code. */
   function refuse(reply: FastifyReply, error: SiphonError, visitor: Visitor | undefined, title: string, more?: SafeHtml): void {
     sendPage(reply, error.status, messagePage(title, error.message, visitor, more), error);
+  }
+
+  /** A view the address states wrongly: a 400 page naming what, or for a page token, a link to the view's first page. */
+  function refuseView(
+    reply: FastifyReply,
+    error: SiphonError,
+    visitor: Visitor | undefined,
+    scraper: Scraper,
+    table: TableInfo,
+    pairs: [string, string][],
+  ): void {
+    if (tokenCodes.has(error.code)) {
+      const more = html`<p><a href="${firstPageOf(scraper, table, pairs)}">The first page of the current data</a></p>`;
+      return refuse(reply, error, visitor, 'This page is out of date', more);
+    }
+    const more = html`<p><a href="${tablePath(scraper.owner.name, scraper.name, table.name)}">The table ${table.name}</a></p>`;
+    refuse(reply, error, visitor, 'This view cannot be shown', more);
   }
 
   /** The scraper and table of a page's path, or a 404 page (also for a private scraper of someone else). */
@@ -101,20 +127,16 @@ export function tablePageRoutes(
     const submitted = formParams(pairs);
     let view: TableView;
     try {
-      view = parseView(pairsRecord(submitted ?? pairs), table, table.fts);
+      view = parseView(submitted ?? pairs, table);
     } catch (err) {
-      const error = asSiphonError(err, reply);
-      const first = tablePath(scraper.owner.name, scraper.name, table.name);
-      const stale = error.code === staleTokenCode;
-      const more = html`<p><a href="${first}">${stale ? 'The first page of the current data' : `The table ${table.name}`}</a></p>`;
-      return refuse(reply, error, visitor, stale ? 'This page is out of date' : 'This view cannot be shown', more);
+      return refuseView(reply, asSiphonError(err, reply), visitor, scraper, table, pairs);
     }
     // The form's numbered fields are answered with the view's canonical address, which is what to share.
-    if (submitted) return reply.redirect(viewHref(scraper, table.name, view), 303);
+    if (submitted) return reply.redirect(viewHref(scraper, table, view), 303);
     const client = whileClientWaits(reply);
     try {
       const page = await browseTable(pagesPool, scraper, table, view, lane(request), client.signal, { maxCellChars: pageCellChars });
-      if (page.next) void reply.header('link', `<${viewHref(scraper, table.name, { ...view, next: page.next })}>; rel="next"`);
+      if (page.next) void reply.header('link', `<${viewHref(scraper, table, { ...view, next: page.next })}>; rel="next"`);
       sendPage(reply, 200, tablePage({ scraper, table, view, page, maxCellChars: pageCellChars, visitor }));
     } catch (err) {
       refuse(reply, asSiphonError(err, reply), visitor, 'This page cannot be shown now');
