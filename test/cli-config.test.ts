@@ -54,6 +54,7 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   'key-queue': { env: ['4', '4'], flag: ['40', '40'], bad: '1e400' },
   'queue-limit': { env: ['20', '20'], flag: ['2000', '2000'], bad: ' ' },
   'rate-limit': { env: ['0', '0'], flag: ['60', '60'], bad: '-5' },
+  'pages-per-minute': { env: ['0', '0'], flag: ['30', '30'], bad: '1.5' },
   'max-pending-downloads': { env: ['100', '100'], flag: ['50000', '50000'], bad: 'many' },
   'max-query-chars': { env: ['500', '500'], flag: ['200000', '200000'], bad: '1000001' },
   'max-publish-mb': { env: ['0.5', '0.5'], flag: ['2048', '2048'], bad: '0' },
