@@ -94,10 +94,15 @@ test('every parameter reaches the query: the JSON twin gives what SQLite gives f
   );
   assert.deepEqual(body.columns, ['title', 'cost']);
   assert.deepEqual(body.rows, expected);
-  const [{ n }] = sqlite<{ n: number }>(`select count(*) as n from "applications.2026" where suburb in ('Katoomba', 'Leura') and cost >= 5000`);
+  const [{ n }] = sqlite<{ n: number }>(
+    `select count(*) as n from "applications.2026" where suburb in ('Katoomba', 'Leura') and cost >= 5000`,
+  );
   assert.equal(body.count, n);
   assert.ok(body.next && body.next_url.includes('_next='), twin.text);
-  assert.match(twin.headers.get('link') ?? '', /^<http:\/\/127\.0\.0\.1:\d+\/alice\/planning\/tables\/applications~2E2026\.json\?.*_next=.*>; rel="next"$/);
+  assert.match(
+    twin.headers.get('link') ?? '',
+    /^<http:\/\/127\.0\.0\.1:\d+\/alice\/planning\/tables\/applications~2E2026\.json\?.*_next=.*>; rel="next"$/,
+  );
   // The HTML page shows the same rows, says what it shows, and links to its twins.
   const html = await get(`${apps}?${params}`);
   assert.equal(html.status, 200);
@@ -128,7 +133,10 @@ test("the form's fields are answered with a redirect to the view's canonical add
   const location = res.headers.get('location') ?? '';
   assert.ok(location.startsWith(`${apps}?`), location);
   const params = new URLSearchParams(location.split('?')[1]);
-  assert.ok([...params.keys()].every((name) => !/^_(filter|sort)_(column|op|value|dir)_/.test(name)), location);
+  assert.ok(
+    [...params.keys()].every((name) => !/^_(filter|sort)_(column|op|value|dir)_/.test(name)),
+    location,
+  );
   assert.equal(params.get('suburb') ?? params.get('suburb__exact'), 'Leura');
   assert.equal(params.get('_sort_desc'), 'cost');
   const followed = await get(location);
@@ -138,7 +146,9 @@ test("the form's fields are answered with a redirect to the view's canonical add
 
 test('facets: each value a link toggling its filter, selected ones marked, counts as SQLite counts them', async () => {
   const { text } = await get(`${apps}?_facet=suburb&suburb=Leura`);
-  const counts = sqlite<{ suburb: string | null; n: number }>(`select suburb, count(*) as n from "applications.2026" where suburb = 'Leura' group by 1`);
+  const counts = sqlite<{ suburb: string | null; n: number }>(
+    `select suburb, count(*) as n from "applications.2026" where suburb = 'Leura' group by 1`,
+  );
   assert.match(text, new RegExp(`<li class="selected"><a href="[^"]*"[^>]*>.*Leura</a> <span class="count">${counts[0]!.n}</span>`));
   const twin = JSON.parse((await get(`${apps}.json?_facet=suburb`, { 'x-api-key': key })).text) as {
     facets: { suburb: { values: { value: string | null; count: number; toggle_url: string }[] } };
@@ -170,7 +180,10 @@ test('pages are open to anyone and are not downloads; twins need a key, obey its
     ],
   );
   // The key is never recorded with the query.
-  assert.ok(recorded.every((d) => !d.query?.includes(key)), JSON.stringify(recorded));
+  assert.ok(
+    recorded.every((d) => !d.query?.includes(key)),
+    JSON.stringify(recorded),
+  );
 });
 
 test('the CSV twin: a header, the rows, an attachment named after the table', async () => {
@@ -179,7 +192,7 @@ test('the CSV twin: a header, the rows, an attachment named after the table', as
   assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="alice-planning-applications.2026.csv"/);
 });
 
-test('a private scraper has no table pages but for its owner; its twins only for its owner\'s keys', async () => {
+test("a private scraper has no table pages but for its owner; its twins only for its owner's keys", async () => {
   assert.equal((await get(tablePath('alice', 'secret', 'applications.2026'))).status, 404);
   assert.equal((await get(`${tablePath('alice', 'secret', 'applications.2026')}.json`, { 'x-api-key': bobKey })).status, 404);
   assert.equal((await get(`${tablePath('alice', 'secret', 'applications.2026')}.json?_size=1`, { 'x-api-key': key })).status, 200);
@@ -247,7 +260,7 @@ test('1 MB values: the table page cuts them (bounded bytes), the row page and th
   assert.equal(twin.rows[1]!.v.length, megabyte);
 });
 
-test('each visitor address has a budget of pages a minute; past it, 429 in Siphon\'s shape', async () => {
+test("each visitor address has a budget of pages a minute; past it, 429 in Siphon's shape", async () => {
   const limited = await startServer({ pagesPerMinute: 2, dataDir: undefined });
   try {
     await limited.catalog.addUser('alice');

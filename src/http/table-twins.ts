@@ -59,7 +59,10 @@ export function jsonBody(scraper: Scraper, table: TableInfo, view: TableView, pa
     `"timed_out":${page.timedOut}`,
   ];
   if (view.facets.length > 0) {
-    parts.push(`"facets":${facetsJson(scraper, table, view, page)}`, `"suggested_facets":${jsonList(page.suggestedFacets.map(jsonString))}`);
+    parts.push(
+      `"facets":${facetsJson(scraper, table, view, page)}`,
+      `"suggested_facets":${jsonList(page.suggestedFacets.map(jsonString))}`,
+    );
   }
   return `{${parts.join(',')}}\n`;
 }

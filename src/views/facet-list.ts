@@ -22,7 +22,12 @@ function facetValues(view: TableView, column: string, facet: FacetResult, href: 
         : '';
   return html`<ul class="facet-values">
 ${facet.values.map((v) => {
-  const label = v.value.kind === 'null' ? html`<span class="null">null</span>` : v.value.text === '' ? html`<span class="empty-text">(empty text)</span>` : v.value.text;
+  const label =
+    v.value.kind === 'null'
+      ? html`<span class="null">null</span>`
+      : v.value.text === ''
+        ? html`<span class="empty-text">(empty text)</span>`
+        : v.value.text;
   const title = v.selected ? 'Remove this filter' : 'Keep only the rows with this value';
   return html`<li${v.selected ? html` class="selected"` : ''}><a href="${href(toggledFilter(view, facetFilter(column, v.value)))}" title="${title}"${v.selected ? html` aria-current="true"` : ''}>${v.selected ? html`<span class="tick" aria-hidden="true">✓ </span>` : ''}${label}</a> <span class="count">${count(v.count)}</span></li>\n`;
 })}</ul>

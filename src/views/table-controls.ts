@@ -77,7 +77,8 @@ ${sorts.map((s, i) => sortRow(i + 1, allColumns, s))}
 </fieldset>
 <details class="column-choice"${view.columns.length < allColumns.length ? html` open` : ''}><summary>Columns shown (${view.columns.length} of ${allColumns.length})</summary>
 <div class="checkboxes">${allColumns.map(
-    (c) => html`<label class="checkbox"><input type="checkbox" name="_col" value="${c}"${view.columns.includes(c) ? html` checked` : ''}> ${c}</label>`,
+    (c) =>
+      html`<label class="checkbox"><input type="checkbox" name="_col" value="${c}"${view.columns.includes(c) ? html` checked` : ''}> ${c}</label>`,
   )}</div>
 </details>
 <div class="field-row">

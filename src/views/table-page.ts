@@ -75,10 +75,20 @@ function rowsOrNotice(model: Linked): SafeHtml {
   const { view, page, href, table } = model;
   if (page.timedOut) {
     return html`<div class="notice timed-out" role="status"><p><strong>This view took longer than the time limit for a page.</strong> Ask for a narrower view: add a filter or a search, sort by another column, or show fewer rows.</p>
-<p><a href="${href({ ...firstPage(view), size: 10 })}">The same view, 10 rows per page</a> · <a href="${href(plainView(view, table.columns.map((c) => c.name)))}">The table unsorted and unfiltered</a></p></div>`;
+<p><a href="${href({ ...firstPage(view), size: 10 })}">The same view, 10 rows per page</a> · <a href="${href(
+      plainView(
+        view,
+        table.columns.map((c) => c.name),
+      ),
+    )}">The table unsorted and unfiltered</a></p></div>`;
   }
   if (page.rows.length === 0) {
-    return html`<p class="empty">No rows match this view. <a href="${href(plainView(view, table.columns.map((c) => c.name)))}">See the whole table</a></p>`;
+    return html`<p class="empty">No rows match this view. <a href="${href(
+      plainView(
+        view,
+        table.columns.map((c) => c.name),
+      ),
+    )}">See the whole table</a></p>`;
   }
   return html`${rowsTable(model)}
 ${pager(model)}

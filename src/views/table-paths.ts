@@ -67,6 +67,7 @@ export function withParams(path: string, params: readonly (readonly [string, str
  */
 export function viewHref(scraper: Scraper, table: TableInfo, view: TableView, extension = ''): string {
   const params = viewParams(view, table);
-  const twinParams = extension === '' ? params : params.map(([name, value]): [string, string] => [name === 'key' ? 'key__exact' : name, value]);
+  const twinParams =
+    extension === '' ? params : params.map(([name, value]): [string, string] => [name === 'key' ? 'key__exact' : name, value]);
   return withParams(tablePath(scraper.owner.name, scraper.name, table.name, extension), twinParams);
 }

@@ -41,8 +41,7 @@ describe('table pages in Chromium', { skip: browserSkip }, () => {
     await server?.close();
   });
 
-  const firstCells = (page: Page, column: number) =>
-    page.locator(`table.browse tbody tr td:nth-child(${column + 1})`).allTextContents();
+  const firstCells = (page: Page, column: number) => page.locator(`table.browse tbody tr td:nth-child(${column + 1})`).allTextContents();
   const sqlite = <T>(sql: string): T[] => {
     const db = new Database(file, { readonly: true });
     try {
@@ -79,7 +78,10 @@ describe('table pages in Chromium', { skip: browserSkip }, () => {
     const expected = sqlite<{ title: string }>(
       `select title from "applications.2026" where suburb = 'Katoomba' and cost >= 5000 order by cost desc limit 100`,
     );
-    assert.deepEqual(await firstCells(page, 2), expected.map((r) => r.title));
+    assert.deepEqual(
+      await firstCells(page, 2),
+      expected.map((r) => r.title),
+    );
     await screenshot(t, page, 'table-page-filtered');
 
     // A facet on suburb, from the form; then toggle the filter off from the facet's selected value, and on again.
@@ -109,14 +111,20 @@ describe('table pages in Chromium', { skip: browserSkip }, () => {
     const leura = sqlite<{ title: string }>(
       `select title from "applications.2026" where suburb = 'Leura' and cost >= 5000 order by cost desc limit 40`,
     );
-    assert.deepEqual(pages.flat(), leura.map((r) => r.title));
+    assert.deepEqual(
+      pages.flat(),
+      leura.map((r) => r.title),
+    );
     await screenshot(t, page, 'table-page-fourth');
 
     // Open a row, then back to the page and follow its JSON twin (an API call: it needs a key).
     const twin = await page.getAttribute('p.twins a >> text=JSON', 'href');
     await page.click('table.browse tbody tr:first-child td.rowid a');
     assert.match(page.url(), /\/tables\/applications~2E2026\/\d+$/);
-    assert.equal(await page.locator('.row-values dt', { hasText: 'title' }).locator('xpath=..').locator('dd').textContent(), leura[30]!.title);
+    assert.equal(
+      await page.locator('.row-values dt', { hasText: 'title' }).locator('xpath=..').locator('dd').textContent(),
+      leura[30]!.title,
+    );
     await screenshot(t, page, 'row-page');
     const anonymous = await page.goto(`${server.base}${twin}`);
     assert.equal(anonymous?.status(), 401);

@@ -36,7 +36,10 @@ test('any table name round-trips through its path segment, which never holds a d
     const segment = tableSegment(name);
     assert.ok(!/[./?#%]/.test(routed(segment)) || name === '', `${JSON.stringify(name)} → ${segment}`);
     assert.ok(!segment.includes('.') && !segment.includes('/'), segment);
-    assert.equal(tableNameOf(routed(segment)), name.replace(/[\uD800-\uDFFF]/g, (c, i: number, s: string) => (isPaired(s, i) ? c : '\ufffd')));
+    assert.equal(
+      tableNameOf(routed(segment)),
+      name.replace(/[\uD800-\uDFFF]/g, (c, i: number, s: string) => (isPaired(s, i) ? c : '\ufffd')),
+    );
   }
   assert.equal(tableSegment('a.b/c d~'), 'a~2Eb~2Fc+d~7E');
   assert.equal(tableSegment('café'), 'caf%C3%A9');

@@ -61,7 +61,12 @@ export function tableDataRoutes(
       headers['content-disposition'] = twinFileName(scraper, table.name);
       return { body: csvBody(page), type: 'text/csv; charset=utf-8', rows: page.rows.length, headers };
     }
-    return { body: jsonBody(scraper, table, view, page, nextUrl), type: 'application/json; charset=utf-8', rows: page.rows.length, headers };
+    return {
+      body: jsonBody(scraper, table, view, page, nextUrl),
+      type: 'application/json; charset=utf-8',
+      rows: page.rows.length,
+      headers,
+    };
   }
 
   async function rowAnswer(scraper: Scraper, table: TableInfo, rowid: string, key: ApiKey, signal: AbortSignal): Promise<TwinAnswer> {
@@ -83,7 +88,8 @@ export function tableDataRoutes(
       scraper = await findScraperFor(store, key.account.id, owner, scraperName);
       recorder.assertAccepting();
       rate = rateLimiter && (await rateLimiter.take(String(key.id)));
-      if (rate) void reply.headers({ 'ratelimit-limit': rate.limit, 'ratelimit-remaining': rate.remaining, 'ratelimit-reset': rate.resetSeconds });
+      if (rate)
+        void reply.headers({ 'ratelimit-limit': rate.limit, 'ratelimit-remaining': rate.remaining, 'ratelimit-reset': rate.resetSeconds });
       if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
       answerError(reply, asSiphonError(err, reply));
@@ -128,7 +134,12 @@ export function tableDataRoutes(
     if (!answer) return;
     void reply
       .code(200)
-      .headers({ ...answer.headers, 'content-type': answer.type, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' })
+      .headers({
+        ...answer.headers,
+        'content-type': answer.type,
+        'cache-control': 'private, no-cache',
+        'x-content-type-options': 'nosniff',
+      })
       .send(body);
   }
 

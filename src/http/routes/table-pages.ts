@@ -43,7 +43,14 @@ const tokenCodes = new Set(['SIPHON_ERR_PAGE_TOKEN_STALE', 'SIPHON_ERR_PAGE_TOKE
 /** The first page of the view a refused token came with, when the rest of its address is sound. */
 function firstPageOf(scraper: Scraper, table: TableInfo, pairs: [string, string][]): string {
   try {
-    return viewHref(scraper, table, parseView(pairs.filter(([name]) => name !== '_next'), table));
+    return viewHref(
+      scraper,
+      table,
+      parseView(
+        pairs.filter(([name]) => name !== '_next'),
+        table,
+      ),
+    );
   } catch {
     return tablePath(scraper.owner.name, scraper.name, table.name);
   }
