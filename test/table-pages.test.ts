@@ -260,10 +260,10 @@ test('1 MB values: the table page cuts them (bounded bytes), the row page and th
   assert.equal(twin.rows[1]!.v.length, megabyte);
 });
 
-test("each visitor address has a budget of pages a minute; past it, 429 in Siphon's shape", async () => {
-  const limited = await startServer({ pagesPerMinute: 2, dataDir: undefined });
+test("each visitor address has a budget of pages a minute, each key its rate limit; past them, 429 in Siphon's shape", async () => {
+  const limited = await startServer({ pagesPerMinute: 2, rateLimitPerMinute: 1 });
   try {
-    await limited.catalog.addUser('alice');
+    const { key: limitedKey } = await limited.catalog.addUser('alice');
     await limited.catalog.addScraper('alice/planning', planningFile, { isPrivate: false, description: '' });
     const at = (p: string) => fetch(`${limited.base}${p}`);
     assert.equal((await at(apps)).status, 200);
@@ -272,8 +272,13 @@ test("each visitor address has a budget of pages a minute; past it, 429 in Sipho
     assert.equal(third.status, 429);
     assert.equal(third.headers.get('siphon-error-code'), 'SIPHON_ERR_PAGES_RATE_LIMITED');
     assert.ok(Number(third.headers.get('retry-after')) > 0);
-    // The scraper page and the API are not counted in it.
+    // The scraper page and the twins are not counted in it; the twins count against the key's own limit.
     assert.equal((await at('/alice/planning')).status, 200);
+    const twin = () => fetch(`${limited.base}${apps}.json?_size=1`, { headers: { 'x-api-key': limitedKey } });
+    assert.equal((await twin()).status, 200);
+    const past = await twin();
+    assert.equal(past.status, 429);
+    assert.equal(past.headers.get('siphon-error-code'), 'SIPHON_ERR_RATE_LIMITED');
   } finally {
     await limited.close();
   }

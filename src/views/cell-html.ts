@@ -24,16 +24,16 @@ function textHtml(text: string): SafeHtml {
 
 /**
  * One cell of a table page: NULL as a marked `null`, numbers right-aligned, text cut after `maxChars`
- * characters (or already cut by the query: `cut`) with a link to the row page that shows it whole,
- * when there is one.
+ * characters (by the query, which marks it `cut`, or here) with a link to the row page that shows
+ * it whole, when there is one.
  */
-export function tableCell(cell: Cell & { cut?: boolean }, maxChars: number, rowHref: string | undefined): SafeHtml {
+export function tableCell(cell: Cell, maxChars: number, rowHref: string | undefined): SafeHtml {
   if (cell.kind === 'null') return html`<td class="null">null</td>`;
   if (cell.kind === 'number') return html`<td class="num">${cell.text}</td>`;
-  const cut = cell.cut === true || cell.text.length > maxChars;
+  // Counted in characters (code points), as SQLite cuts them; spread only when it may be too long.
+  const cut = cell.cut === true || (cell.text.length > maxChars && [...cell.text].length > maxChars);
   if (!cut) return html`<td>${textHtml(cell.text)}</td>`;
-  // Never half of a character written as two UTF-16 units.
-  const shown = cell.text.slice(0, maxChars).replace(/[\uD800-\uDBFF]$/, '');
+  const shown = cell.cut ? cell.text : [...cell.text].slice(0, maxChars).join('');
   return html`<td class="cut">${shown}<span class="cut-mark">…</span> ${
     rowHref
       ? html`<a class="whole" href="${rowHref}">the whole value</a>`

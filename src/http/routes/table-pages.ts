@@ -35,7 +35,7 @@ interface RowRoute {
  * A table page cuts text values after this many characters (in the query, so a page of 1 MB values
  * holds ~100 KB of each at most); the row page and the twins give them whole.
  */
-export const pageCellChars = 1000;
+const pageCellChars = 1000;
 
 /** parseView's refusals of a `_next` token made for other data, or for another view, or changed by hand. */
 const tokenCodes = new Set(['SIPHON_ERR_PAGE_TOKEN_STALE', 'SIPHON_ERR_PAGE_TOKEN_INVALID']);
