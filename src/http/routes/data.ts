@@ -85,7 +85,7 @@ function responseHeaders(
 }
 
 /** The `RateLimit-*` headers (IETF draft) every data response of a key carries. */
-function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeaders {
+export function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHttpHeaders {
   if (!decision) return {};
   return {
     'ratelimit-limit': decision.limit,

@@ -4,7 +4,7 @@ import { browseTable, fetchRow, parseView } from '../../browse/index.js';
 import type { BrowsePage } from '../../browse/types.js';
 import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
-import { errors } from '../../errors.js';
+import { errors, type SiphonError } from '../../errors.js';
 import { isoTime } from '../../iso-time.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
@@ -17,6 +17,7 @@ import { publicOrigin } from '../public-origin.js';
 import { paramPairs } from '../query-string.js';
 import { noteRequest } from '../request-log.js';
 import { asSiphonError, answerError } from '../send-error.js';
+import { rateLimitHeaders } from './data.js';
 import { findScraperFor } from './params.js';
 import { csvBody, jsonBody, rowJsonBody, rowIdPattern, twinFileName } from '../table-twins.js';
 
@@ -88,8 +89,7 @@ export function tableDataRoutes(
       scraper = await findScraperFor(store, key.account.id, owner, scraperName);
       recorder.assertAccepting();
       rate = rateLimiter && (await rateLimiter.take(String(key.id)));
-      if (rate)
-        void reply.headers({ 'ratelimit-limit': rate.limit, 'ratelimit-remaining': rate.remaining, 'ratelimit-reset': rate.resetSeconds });
+      void reply.headers(rateLimitHeaders(rate));
       if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
     } catch (err) {
       answerError(reply, asSiphonError(err, reply));
@@ -97,8 +97,8 @@ export function tableDataRoutes(
     }
     const tableName = tableNameOf(request.params.table);
     const client = whileClientWaits(reply);
-    let status = 200;
     let answer: TwinAnswer | undefined;
+    let error: SiphonError | undefined;
     try {
       const table = scraper.data.tables.find((t) => t.name === tableName);
       if (!table) throw errors.tableNotFound(tableName);
@@ -107,18 +107,19 @@ export function tableDataRoutes(
           ? await tableAnswer(request, scraper, table, key, format === 'table.csv', client.signal)
           : await rowAnswer(scraper, table, rowid, key, client.signal);
     } catch (err) {
-      const error = asSiphonError(err, reply);
-      status = error.status;
-      answerError(reply, error);
+      error = asSiphonError(err, reply);
     } finally {
       client.done();
     }
+    const status = error?.status ?? 200;
     const body = answer?.body;
     // What was asked for, without the key: the path and the parameters as sent.
     const extension = format === 'table.csv' ? '.csv' : '.json';
     const path =
       rowid === undefined ? tablePath(owner, scraperName, tableName, extension) : rowPath(owner, scraperName, tableName, rowid, extension);
-    void recorder.record({
+    // Recorded (into the spool) before the answer is sent, as the data API does: a node killed the
+    // moment after loses no download it answered.
+    await recorder.record({
       scraperId: scraper.id,
       accountId: key.account.id,
       keyId: key.id,
@@ -131,7 +132,7 @@ export function tableDataRoutes(
       durationMs: performance.now() - startedAt,
     });
     noteRequest(request, { status, format, rows: answer?.rows ?? null });
-    if (!answer) return;
+    if (!answer) return answerError(reply, error ?? errors.internal());
     void reply
       .code(200)
       .headers({
