@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { paramPairs } from '../../src/http/query-string.js';
+import { paramPairs } from '../../src/utils/query-string.js';
 import { formParams } from '../../src/views/table-controls.js';
 import { rowPath, tableNameOf, tablePath, tableSegment } from '../../src/views/table-paths.js';
 import { randomTexts } from '../helpers/random-text.js';

@@ -14,7 +14,7 @@ import { authenticate } from '../authenticate.js';
 import { whileClientWaits } from '../client-waits.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { publicOrigin } from '../public-origin.js';
-import { paramPairs } from '../query-string.js';
+import { paramPairs } from '../../utils/query-string.js';
 import { noteRequest } from '../request-log.js';
 import { asSiphonError, answerError } from '../send-error.js';
 import { rateLimitHeaders } from './data.js';

@@ -17,7 +17,7 @@ import { tableNameOf, tablePath, viewHref } from '../../views/table-paths.js';
 import { html } from '../../views/html.js';
 import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
-import { paramPairs } from '../query-string.js';
+import { paramPairs } from '../../utils/query-string.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
