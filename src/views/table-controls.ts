@@ -9,29 +9,31 @@ import { html, type SafeHtml } from './html.js';
  * where the fields are named.
  */
 
-/** Each operator as the form offers it, in the order people look for them. */
-export const filterOps: readonly { op: FilterOp; label: string }[] = [
-  { op: 'exact', label: '=' },
-  { op: 'not', label: '≠' },
-  { op: 'contains', label: 'contains' },
-  { op: 'notcontains', label: 'does not contain' },
-  { op: 'startswith', label: 'starts with' },
-  { op: 'endswith', label: 'ends with' },
-  { op: 'gt', label: '>' },
-  { op: 'gte', label: '≥' },
-  { op: 'lt', label: '<' },
-  { op: 'lte', label: '≤' },
-  { op: 'like', label: 'like' },
-  { op: 'notlike', label: 'not like' },
-  { op: 'glob', label: 'glob' },
-  { op: 'in', label: 'in (a,b or JSON list)' },
-  { op: 'notin', label: 'not in' },
-  { op: 'date', label: 'date is' },
-  { op: 'isnull', label: 'is null' },
-  { op: 'notnull', label: 'is not null' },
-  { op: 'isblank', label: 'is blank' },
-  { op: 'notblank', label: 'is not blank' },
-];
+/** Each operator as people read it; typed by every operator, so a new one cannot be left out of the form. */
+export const opLabels: Record<FilterOp, string> = {
+  exact: '=',
+  not: '≠',
+  contains: 'contains',
+  notcontains: 'does not contain',
+  startswith: 'starts with',
+  endswith: 'ends with',
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  like: 'like',
+  notlike: 'not like',
+  glob: 'glob',
+  in: 'in (a,b or JSON list)',
+  notin: 'not in',
+  date: 'date is',
+  isnull: 'is null',
+  notnull: 'is not null',
+  isblank: 'is blank',
+  notblank: 'is not blank',
+};
+/** In the order people look for them. */
+const formOps = Object.keys(opLabels) as FilterOp[];
 
 /** Rows per page offered; any other `_size` from 1 to 1000 is kept when the URL gives it. */
 const sizes = [10, 20, 50, 100, 200, 500, 1000];
@@ -49,7 +51,7 @@ function columnSelect(name: string, label: string, columns: string[], chosen: st
 function filterRow(n: number, columns: string[], filter: { column: string; op: FilterOp; value: string }): SafeHtml {
   return html`<div class="filter-row">
 ${columnSelect(`_filter_column_${n}`, `Filter ${n}: column`, columns, filter.column, '— column —')}
-<select name="_filter_op_${n}" aria-label="Filter ${n}: operator">${filterOps.map((o) => option(o.op, o.label, o.op === filter.op))}</select>
+<select name="_filter_op_${n}" aria-label="Filter ${n}: operator">${formOps.map((op) => option(op, opLabels[op], op === filter.op))}</select>
 <input type="text" name="_filter_value_${n}" value="${filter.value}" aria-label="Filter ${n}: value" placeholder="value">
 </div>`;
 }

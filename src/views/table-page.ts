@@ -4,10 +4,13 @@ import { tableCell } from './cell-html.js';
 import { facetList, type ViewHref } from './facet-list.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
-import { filterOps, tableControls } from './table-controls.js';
+import { opLabels, tableControls } from './table-controls.js';
 import { rowPath, tablePath, viewHref } from './table-paths.js';
 import { count, ownerPath, plural, scraperPath, tableRows } from './text.js';
 import { firstPage, plainView, sortedBy, withoutFilter, withoutSearch } from './view-links.js';
+
+/** Operators whose value is not shown: it is not used. */
+const valueless = new Set(['isnull', 'notnull', 'isblank', 'notblank']);
 
 export interface TablePageModel {
   scraper: Scraper;
@@ -22,7 +25,6 @@ export interface TablePageModel {
 /** The model with the address of a changed view of its table, which every link is built from. */
 type Linked = TablePageModel & { href: ViewHref };
 
-const opLabel = new Map(filterOps.map((o) => [o.op, o.label]));
 
 /** The filters and search in force, each with a link that removes it. */
 function activeFilters({ view, href }: Linked): SafeHtml | '' {
@@ -31,7 +33,7 @@ function activeFilters({ view, href }: Linked): SafeHtml | '' {
 ${view.search ? html`<li>search “${view.search}” <a href="${href(withoutSearch(view))}" aria-label="Remove the search" title="Remove">×</a></li>` : ''}
 ${view.filters.map(
   (f, i) =>
-    html`<li><code>${f.column}</code> ${opLabel.get(f.op) ?? f.op}${f.value === '' ? '' : html` <q>${f.value}</q>`} <a href="${href(withoutFilter(view, i))}" aria-label="Remove the filter on ${f.column}" title="Remove">×</a></li>`,
+    html`<li><code>${f.column}</code> ${opLabels[f.op]}${f.value === '' || valueless.has(f.op) ? '' : html` <q>${f.value}</q>`} <a href="${href(withoutFilter(view, i))}" aria-label="Remove the filter on ${f.column}" title="Remove">×</a></li>`,
 )}
 </ul>`;
 }
