@@ -44,8 +44,8 @@ function option(value: string, label: string, selected: boolean): SafeHtml {
   return html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
 }
 
-function columnSelect(name: string, label: string, columns: string[], chosen: string, empty: string): SafeHtml {
-  return html`<select name="${name}" aria-label="${label}">${option('', empty, chosen === '')}${columns.map((c) => option(c, c, c === chosen))}</select>`;
+function columnSelect(name: string, label: string, columns: string[], chosen: string, empty: string, apply = false): SafeHtml {
+  return html`<select name="${name}" aria-label="${label}"${apply ? html` data-apply` : ''}>${option('', empty, chosen === '')}${columns.map((c) => option(c, c, c === chosen))}</select>`;
 }
 
 function filterRow(n: number, columns: string[], filter: { column: string; op: FilterOp; value: string }): SafeHtml {
@@ -84,8 +84,8 @@ ${sorts.map((s, i) => sortRow(i + 1, allColumns, s))}
   )}</div>
 </details>
 <div class="field-row">
-<label>Rows per page <select name="_size">${sizeChoices.map((n) => option(String(n), String(n), n === view.size))}</select></label>
-<label>Facet by ${columnSelect('_facet', 'Facet by column', unfaceted, '', '— add a facet —')}</label>
+<label>Rows per page <select name="_size" data-apply>${sizeChoices.map((n) => option(String(n), String(n), n === view.size))}</select></label>
+<label>Facet by ${columnSelect('_facet', 'Facet by column', unfaceted, '', '— add a facet —', true)}</label>
 </div>
 ${view.facets.map((c) => html`<input type="hidden" name="_facet" value="${c}">`)}
 ${view.facetSize !== 30 ? html`<input type="hidden" name="_facet_size" value="${view.facetSize}">` : ''}

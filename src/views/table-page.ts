@@ -25,7 +25,6 @@ export interface TablePageModel {
 /** The model with the address of a changed view of its table, which every link is built from. */
 type Linked = TablePageModel & { href: ViewHref };
 
-
 /** The filters and search in force, each with a link that removes it. */
 function activeFilters({ view, href }: Linked): SafeHtml | '' {
   if (view.filters.length === 0 && !view.search) return '';
@@ -119,6 +118,7 @@ export function tablePage(model: TablePageModel): SafeHtml {
   return layout({
     title: `${table.name} · ${scraper.owner.name}/${scraper.name}`,
     visitor: model.visitor,
+    scripts: ['views/client/table-page.js'],
     head: html`<link rel="alternate" type="application/json" href="${json}">
 <link rel="alternate" type="text/csv" href="${csv}">
 ${page.next ? html`<link rel="next" href="${href({ ...view, next: page.next })}">\n` : ''}`,
