@@ -83,11 +83,11 @@ ${sorts.map((s, i) => sortRow(i + 1, allColumns, s))}
       html`<label class="checkbox"><input type="checkbox" name="_col" value="${c}"${view.columns.includes(c) ? html` checked` : ''}> ${c}</label>`,
   )}</div>
 </details>
+${view.facets.map((c) => html`<input type="hidden" name="_facet" value="${c}">`)}
 <div class="field-row">
 <label>Rows per page <select name="_size" data-apply>${sizeChoices.map((n) => option(String(n), String(n), n === view.size))}</select></label>
 <label>Facet by ${columnSelect('_facet', 'Facet by column', unfaceted, '', '— add a facet —', true)}</label>
 </div>
-${view.facets.map((c) => html`<input type="hidden" name="_facet" value="${c}">`)}
 ${view.facetSize !== 30 ? html`<input type="hidden" name="_facet_size" value="${view.facetSize}">` : ''}
 <div class="buttons"><button type="submit">Apply</button></div>
 </form>`;
