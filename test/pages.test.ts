@@ -129,7 +129,7 @@ test('a scraper page shows its facts, downloads by account (most first), columns
   assert.match(text, /2 rows/);
   assert.match(text, /<td class="num">9007199254740993<\/td><td class="num">1\.0<\/td><td class="null">null<\/td>/);
   assert.ok(text.includes(`${'x'.repeat(200)}…</td>`), 'long values are cut in the preview');
-  assert.match(text, /<h3 id="table-1">2<\/h3>/, 'a table named "2" is shown too');
+  assert.match(text, /<h3 id="table-1"><a href="\/alice\/planning\/tables\/2">2<\/a><\/h3>/, 'a table named "2" is shown too, linked to its page');
   assert.match(text, /This table has no rows/);
 });
 
@@ -181,7 +181,7 @@ test('pages escape scraper data: description, table and column names and values 
   const { text } = await page('/bob/evil');
   const escaped = '&lt;script&gt;alert(1)&lt;/script&gt;';
   assert.ok(text.includes(`<p class="lead description">${escaped}</p>`));
-  assert.ok(text.includes(`<h3 id="table-1">${escaped}</h3>`));
+  assert.ok(text.includes(`<h3 id="table-1"><a href="/bob/evil/tables/~3Cscript~3Ealert~281~29~3C~2Fscript~3E">${escaped}</a></h3>`));
   assert.ok(text.includes(`<th scope="col">${escaped}</th>`));
   assert.ok(text.includes(`<td>${escaped}</td>`));
 });
