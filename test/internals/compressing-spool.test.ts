@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { Transform, type TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
-import { compressorFor } from '../../src/http/compression.js';
+import { compressorFor, compressorOutputBytes } from '../../src/http/compression.js';
 import { CompressingSpool } from '../../src/pool/compressing-spool.js';
 import { Spool, SpoolBudget } from '../../src/pool/spool.js';
 import { tempDir } from '../helpers/fixture-db.js';
@@ -13,9 +13,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A br compressor as a query's run gets one, or with a buffer of its own. */
 function brotli(writableHighWaterMark?: number): Transform {
-  const options: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark'> = {
+  const options: zlib.BrotliOptions & Pick<TransformOptions, 'writableHighWaterMark' | 'readableHighWaterMark'> = {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 },
     writableHighWaterMark,
+    readableHighWaterMark: compressorOutputBytes,
   };
   return writableHighWaterMark === undefined
     ? compressorFor('br')!
