@@ -129,7 +129,11 @@ test('a scraper page shows its facts, downloads by account (most first), columns
   assert.match(text, /2 rows/);
   assert.match(text, /<td class="num">9007199254740993<\/td><td class="num">1\.0<\/td><td class="null">null<\/td>/);
   assert.ok(text.includes(`${'x'.repeat(200)}…</td>`), 'long values are cut in the preview');
-  assert.match(text, /<h3 id="table-1"><a href="\/alice\/planning\/tables\/2">2<\/a><\/h3>/, 'a table named "2" is shown too, linked to its page');
+  assert.match(
+    text,
+    /<h3 id="table-1"><a href="\/alice\/planning\/tables\/2">2<\/a><\/h3>/,
+    'a table named "2" is shown too, linked to its page',
+  );
   assert.match(text, /This table has no rows/);
 });
 
