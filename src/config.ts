@@ -45,8 +45,10 @@ export interface Config {
   queriesAhead: number;
   /** Address-space cap of each query process, so one query cannot take the machine's memory. */
   queryMemoryMb: number;
-  /** Largest temporary file (sorts, temporary tables) a query process may write. */
+  /** A query's temporary files (sorts, temporary tables) together, at most; also the largest one. */
   queryTempMb: number;
+  /** Free space of the data disk that no query's temporary files and no import may take. */
+  diskReserveBytes: number;
   /** An import of a published database (copy and check) running longer than this is stopped and refused. */
   importTimeoutMs: number;
   /** Longest SQL text accepted. */
@@ -115,6 +117,12 @@ export const defaults = {
   // server's CPU per query, the p99 a few ms higher (pool/send-ahead.ts says why).
   queriesAhead: 8,
   queryTempMb: 512,
+  // Room for what must go on being written when queries and imports have taken the rest: the
+  // metadata store (downloads, sessions), the downloads spool, the logs if they share the disk; and
+  // for what queries write between two looks of the watch (pool/temp-disk.ts): a sort was measured
+  // writing up to 250 MB/s, so ~5 MB in the 20 ms between looks, and up to ~25 MB before the first
+  // look at a query (100 ms) on each of the (2 × cores + 2) query processes. docs/operations.md.
+  diskReserveBytes: 256 * 1024 * 1024,
   importTimeoutMs: 300_000,
   // Address space, not resident memory: an idle query process already maps ~730 MB (with
   // MALLOC_ARENA_MAX=2, see pool.ts). 1536 MB leaves ~800 MB for SQLite and the result being encoded;

@@ -29,8 +29,12 @@ export type QueryFailure =
   | { kind: 'not-read' }
   | { kind: 'columns'; missing: string[] }
   | { kind: 'timeout'; seconds: number }
-  /** Out of memory or temporary disk, or the process was killed from outside. */
-  | { kind: 'resources' }
+  /**
+   * Out of memory or temporary disk, or the process was killed from outside. `tempDisk`: stopped by
+   * the watch on its temporary files (pool/temp-disk.ts), past the cap of `capMb` a query, or into
+   * the room kept free on the data disk.
+   */
+  | { kind: 'resources'; tempDisk?: { capMb: number } | 'reserve' }
   | { kind: 'internal'; message: string; stack?: string }
   | { kind: 'busy' }
   | { kind: 'key-busy'; running: number; waiting: number }
@@ -125,6 +129,18 @@ export const errors = {
       'SIPHON_ERR_QUERY_RESOURCES',
       400,
       'The query used more memory, temporary disk or other resources than a query may have and was stopped.',
+    ),
+  queryTempDisk: (capMb: number) =>
+    make(
+      'SIPHON_ERR_QUERY_RESOURCES',
+      400,
+      `The query's temporary files (its sorts, groupings and temporary tables, together) took more than the ${capMb} MB of temporary disk a query may have, and it was stopped. Sort or group fewer rows: add a WHERE clause, or sort a LIMITed subquery.`,
+    ),
+  queryDiskReserve: () =>
+    make(
+      'SIPHON_ERR_QUERY_RESOURCES',
+      400,
+      "The query's temporary files (its sorts and temporary tables) would have taken the free space the server keeps on its disk, and it was stopped. Try again later, or sort or group fewer rows.",
     ),
   callbackInvalid: () =>
     make(
@@ -370,7 +386,8 @@ export function errorForQuery(failure: QueryFailure): SiphonError {
     case 'timeout':
       return errors.queryTimeout(failure.seconds);
     case 'resources':
-      return errors.queryProcessDied();
+      if (failure.tempDisk === 'reserve') return errors.queryDiskReserve();
+      return failure.tempDisk ? errors.queryTempDisk(failure.tempDisk.capMb) : errors.queryProcessDied();
     case 'internal':
       return errors.internal();
     case 'busy':

@@ -42,6 +42,7 @@ function poolOptions(config: Config): PoolOptions {
     memoryMb: config.queryMemoryMb,
     tempMb: config.queryTempMb,
     tempDir: path.join(config.dataDir, 'tmp'),
+    diskReserveBytes: config.diskReserveBytes,
     queue: {
       keyConcurrency: config.keyConcurrency,
       keyQueue: config.keyQueue,

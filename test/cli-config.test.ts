@@ -60,6 +60,7 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   'max-publish-mb': { env: ['0.5', '0.5'], flag: ['2048', '2048'], bad: '0' },
   'query-memory-mb': { env: ['1024', '1024'], flag: ['4096', '4096'], bad: 'NaN' },
   'query-temp-mb': { env: ['64', '64'], flag: ['1024', '1024'], bad: 'Infinity' },
+  'disk-reserve-mb': { env: ['0', '0'], flag: ['1024', '1024'], bad: '-1' },
   'spool-response-mb': { env: ['16', '16'], flag: ['1024', '1024'], bad: '0' },
   'spool-total-mb': { env: ['256', '256'], flag: ['4096', '4096'], bad: '-1' },
   'export-range-rows': { env: ['0', '0'], flag: ['4096', '4096'], bad: '1.5' },

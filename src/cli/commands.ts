@@ -109,7 +109,7 @@ function utcDay(day: string): Date | undefined {
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day) ? date : undefined;
 }
 
-const importSettings: CommandSetting[] = ['importTimeoutMs', 'queryMemoryMb'];
+const importSettings: CommandSetting[] = ['importTimeoutMs', 'queryMemoryMb', 'diskReserveBytes'];
 
 /** Every command, in the order the list of commands shows them. */
 export const commands: readonly Command[] = [

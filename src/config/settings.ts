@@ -48,7 +48,10 @@ function numberSetting<K extends NumberKey>(
 ): Setting<K> {
   const factor = opts.factor ?? 1;
   const max = opts.max ?? (unit === 'seconds' ? maxTimerSeconds : Number.MAX_SAFE_INTEGER);
-  const what = unit === 'count' ? `a whole number${opts.zeroOff ? ' (0 turns it off)' : ' above 0'}` : `a positive number of ${unit}`;
+  const what =
+    unit === 'count'
+      ? `a whole number${opts.zeroOff ? ' (0 turns it off)' : ' above 0'}`
+      : `a positive number of ${unit}${opts.zeroOff ? ' (0 turns it off)' : ''}`;
   return {
     key,
     flag,
@@ -337,7 +340,14 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     { factor: 2 ** 20 },
   ),
   queryMemoryMb: numberSetting('queryMemoryMb', 'query-memory-mb', 'megabytes', 'address space of each query process and of an import'),
-  queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', 'largest temporary file a query process may write'),
+  queryTempMb: numberSetting('queryTempMb', 'query-temp-mb', 'megabytes', "a query's temporary files (sorts, temporary tables) together"),
+  diskReserveBytes: numberSetting(
+    'diskReserveBytes',
+    'disk-reserve-mb',
+    'megabytes',
+    "free space of the data disk that no query's temporary files and no publish may take (0: none)",
+    { factor: 2 ** 20, zeroOff: true },
+  ),
   spoolResponseMb: numberSetting('spoolResponseMb', 'spool-response-mb', 'megabytes', 'output a client has not read yet, per response'),
   spoolTotalMb: numberSetting('spoolTotalMb', 'spool-total-mb', 'megabytes', 'the same, all responses together'),
   exportRangeRows: numberSetting(

@@ -82,6 +82,9 @@ export type ServerMessage = RunMessage | CancelMessage;
 export const FrameType = { data: 1, end: 2, error: 3, plan: 4, inflated: 5, skipped: 6 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
+/** Whether a frame of this type is its job's last: each job ends with exactly one end, error or skipped frame. */
+export const endsJob = (type: FrameType): boolean => type === FrameType.end || type === FrameType.error || type === FrameType.skipped;
+
 /** What a process deflated for one query (or range): the CRC-32 and length of the bytes before deflating. */
 export interface Deflated {
   crc: number;

@@ -3,9 +3,11 @@ import { connect, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { QueryFailure } from '../errors.js';
 import { spawnLimited, type LimitedProcess } from '../process/spawn-limited.js';
-import { FrameParser, FrameType, type Frame, type QueryJob, type ServerMessage } from './protocol.js';
+import { endsJob, FrameParser, FrameType, type Frame, type QueryJob, type ServerMessage } from './protocol.js';
 import { relayBuffers } from './relay-buffers.js';
+import { TempDiskGuard } from './temp-disk.js';
 
 const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
 /**
@@ -20,10 +22,12 @@ const longQueryNice = 10;
 
 export interface ProcessLimits {
   memoryMb: number;
-  /** Largest temporary file SQLite may write (sorts, temporary tables). */
+  /** A query's temporary files (SQLite's sorts, temporary tables) together, at most; also the largest one. */
   tempMb: number;
   /** Where SQLite puts its temporary files. */
   tempDir: string;
+  /** Free space of the disk of `tempDir` that no query's temporary files may take; 0: none. */
+  diskReserveBytes: number;
 }
 
 /**
@@ -48,11 +52,15 @@ export class QueryProcess {
   gone = false;
   /** Killed by us, on purpose (not a process failing to start or dying of its own). */
   stopped = false;
+  /** Why it was killed, when it was for what its query did (its temporary files): how that query failed. */
+  stoppedFor: QueryFailure | undefined;
   private readonly child: LimitedProcess;
   /** The process's answers, read into the server's buffers; connected once the process is ready. */
   private output: Socket | undefined;
   private readonly parser = new FrameParser();
   private readonly exited: Promise<void>;
+  /** Its temporary files: each one is capped by `ulimit -f`, all of them together by this. */
+  private readonly tempDisk: TempDiskGuard | undefined;
   private niced = false;
   private jobsSent = 0;
 
@@ -68,6 +76,8 @@ export class QueryProcess {
       noStdout: true,
     });
     const { proc } = this.child;
+    const tempDisk = { dir: limits.tempDir, capMb: limits.tempMb, reserveBytes: limits.diskReserveBytes };
+    this.tempDisk = proc.pid === undefined ? undefined : new TempDiskGuard(proc.pid, tempDisk, (failure) => this.stopFor(failure));
     this.exited = new Promise((resolve) => proc.once('exit', () => resolve()));
     this.ready = new Promise((resolve, reject) => {
       let connected = false;
@@ -95,6 +105,7 @@ export class QueryProcess {
     proc.on('error', (err) => process.stderr.write(`query process: ${err.message}\n`));
     void this.exited.then(() => {
       this.gone = true;
+      this.tempDisk?.close();
       this.output?.destroy();
       removeSocketDir();
       onExit(this);
@@ -107,6 +118,7 @@ export class QueryProcess {
    */
   private read(buffer: Buffer, length: number): boolean {
     for (const frame of this.parser.push(buffer.subarray(0, length))) {
+      if (endsJob(frame.type)) this.tempDisk?.jobEnded();
       this.onFrame(frame.type === FrameType.data ? { type: frame.type, payload: relayBuffers.keep(frame.payload) } : frame);
     }
     relayBuffers.release(buffer);
@@ -121,6 +133,7 @@ export class QueryProcess {
   /** Sends a job; it runs once those sent before it have ended. Returns its number, for `cancel`. */
   run(job: QueryJob): number {
     this.jobsSent += 1;
+    this.tempDisk?.jobSent();
     this.send({ type: 'run', id: this.jobsSent, job });
     return this.jobsSent;
   }
@@ -169,6 +182,12 @@ export class QueryProcess {
     this.stopped = true;
     this.signal('SIGKILL');
     return this.exited;
+  }
+
+  /** Kills it for what its query did: the query fails with `failure` (`stoppedFor`). */
+  private stopFor(failure: QueryFailure): void {
+    this.stoppedFor = failure;
+    void this.kill();
   }
 
   private send(message: ServerMessage): void {

@@ -120,10 +120,10 @@ export class QueryRun extends Readable implements QueueItem {
     this.split?.startNext();
   }
 
-  /** One of its processes died while running it (out of memory, or killed from outside). */
+  /** One of its processes died while running it (out of memory, killed from outside, or for its temporary files). */
   processDied(slot: ProcessSlot): void {
     this.forget(slot);
-    this.destroy(new QueryFailed({ kind: 'resources' }));
+    this.destroy(new QueryFailed(slot.process.stoppedFor ?? { kind: 'resources' }));
   }
 
   /** A frame of the job a slot runs for this run. */

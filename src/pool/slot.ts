@@ -1,4 +1,4 @@
-import { FrameType, type Frame, type QueryJob } from './protocol.js';
+import { endsJob, FrameType, type Frame, type QueryJob } from './protocol.js';
 import type { QueryProcess } from './query-process.js';
 import type { QueryRun } from './query-run.js';
 import { relayBuffers } from './relay-buffers.js';
@@ -119,7 +119,7 @@ export class ProcessSlot {
   private onFrame(frame: Frame): void {
     // Frames still on the way from a process being killed: nobody is to act on them.
     if (this.process.gone) return;
-    const last = frame.type === FrameType.end || frame.type === FrameType.error || frame.type === FrameType.skipped;
+    const last = endsJob(frame.type);
     if (last) this.jobOpen = false;
     if (this.state === 'running') {
       this.run!.onFrame(this, frame);

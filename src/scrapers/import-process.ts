@@ -1,5 +1,7 @@
+import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { errors, SiphonError } from '../errors.js';
+import { takesReserve } from '../limits/disk-reserve.js';
 import { spawnLimited } from '../process/spawn-limited.js';
 import type { DataVersion } from '../store/types.js';
 import type { Importer } from './catalog.js';
@@ -20,6 +22,21 @@ export interface ImportLimits {
   timeoutMs: number;
   /** Address space of the import process; an import needing more is refused with importResources. */
   memoryMb: number;
+  /** Free space of the disk of `dataDir` that an import may not take (refused with storageFull); 0: none. */
+  diskReserveBytes: number;
+  dataDir: string;
+}
+
+/** How often a running import's disk is looked at: a copy written at disk speed takes what it has before the next look. */
+const reserveLookMs = 100;
+
+/** The size of the file, or 0 if it cannot be read (the import process says why). */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 const childPath = fileURLToPath(new URL('./import-child.js', import.meta.url));
@@ -43,6 +60,8 @@ export function importInChildProcess(
   signal?: AbortSignal,
 ): Promise<Omit<DataVersion, 'version'>> {
   if (signal?.aborted) return Promise.reject(signal.reason);
+  // The copy is about as large as the file: refused now if it would take the disk's reserve.
+  if (takesReserve(limits.dataDir, limits.diskReserveBytes, sizeOf(source))) return Promise.reject(errors.storageFull());
   const target = newImportTarget(dir);
   const timeoutSeconds = limits.timeoutMs / 1000;
   // Our timer stops it first; the CPU limit (a second later) stops it if we are gone.
@@ -56,12 +75,17 @@ export function importInChildProcess(
     proc.kill('SIGKILL');
   };
   const timer = setTimeout(() => stop(errors.importTimeout(timeoutSeconds)), limits.timeoutMs);
+  // Others write to the disk meanwhile (queries, other imports): it stops if the reserve is reached.
+  const reserveWatch = setInterval(() => {
+    if (takesReserve(limits.dataDir, limits.diskReserveBytes)) stop(errors.storageFull());
+  }, reserveLookMs);
   const onAbort = () => stop(signal!.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   proc.once('message', (message: ImportReply) => {
     // Done: nothing to stop any more, it exits by itself.
     reply = message;
     clearTimeout(timer);
+    clearInterval(reserveWatch);
     signal?.removeEventListener('abort', onAbort);
   });
   proc.on('error', stop);
@@ -70,6 +94,7 @@ export function importInChildProcess(
   return new Promise((resolve, reject) => {
     proc.once('close', (_code, exitSignal) => {
       clearTimeout(timer);
+      clearInterval(reserveWatch);
       signal?.removeEventListener('abort', onAbort);
       if (reply?.ok) return resolve(reply.data);
       // Died without an answer and not by our hand: its CPU time ran out, or its memory (Node aborts

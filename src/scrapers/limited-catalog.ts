@@ -4,6 +4,15 @@ import { Catalog } from './catalog.js';
 import { importerWithLimits } from './import-process.js';
 
 /** The catalog the server and the CLI use: imports run in a process of their own, under the configured limits. */
-export function catalogWithImportLimits(store: Store, config: Pick<Config, 'dataDir' | 'importTimeoutMs' | 'queryMemoryMb'>): Catalog {
-  return new Catalog(store, config.dataDir, importerWithLimits({ timeoutMs: config.importTimeoutMs, memoryMb: config.queryMemoryMb }));
+export function catalogWithImportLimits(
+  store: Store,
+  config: Pick<Config, 'dataDir' | 'importTimeoutMs' | 'queryMemoryMb' | 'diskReserveBytes'>,
+): Catalog {
+  const limits = {
+    timeoutMs: config.importTimeoutMs,
+    memoryMb: config.queryMemoryMb,
+    diskReserveBytes: config.diskReserveBytes,
+    dataDir: config.dataDir,
+  };
+  return new Catalog(store, config.dataDir, importerWithLimits(limits));
 }

@@ -85,7 +85,17 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   queryProcessDied: {
     example: [],
     area: 'query',
-    when: 'the query needed more memory or temporary disk than a query process may have, or its process died',
+    when: 'the query needed more memory than a query process may have, or a temporary file larger than `--query-temp-mb`, or its process died',
+  },
+  queryTempDisk: {
+    example: [defaults.queryTempMb],
+    area: 'query',
+    when: "the query's temporary files together (several sorts, groupings, `DISTINCT`s, `UNION`s) took more than `--query-temp-mb`; it is stopped while it runs",
+  },
+  queryDiskReserve: {
+    example: [],
+    area: 'query',
+    when: "the query's temporary files reached the free space the server keeps on the data disk (`--disk-reserve-mb`); it is stopped while it runs",
   },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (the name is not echoed back)' },
   atomColumns: {
@@ -156,7 +166,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   storageFull: {
     example: [],
     area: 'manage',
-    when: 'a publish (or `scraper add`/`publish` in the CLI) found the disk full; nothing was changed and the old data keeps serving',
+    when: 'a publish (or `scraper add`/`publish` in the CLI) found the disk full, or would have taken the free space the server keeps on it (`--disk-reserve-mb`); nothing was changed and the old data keeps serving',
   },
   urlInvalid: {
     example: [],

@@ -121,9 +121,14 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('queryMemoryMb'),
   },
   {
-    what: "Largest temporary file a query process may write (`ulimit -f`; SQLite's sorts and temporary tables, in `<data>/tmp`); a query needing more fails with 400",
+    what: "Temporary disk of a query: its temporary files together (SQLite's sorts, groupings and temporary tables, in `<data>/tmp`), looked at while it runs, and each one (`ulimit -f`); a query needing more is stopped and fails with 400",
     value: (c) => `${count(c.queryTempMb)} MB`,
     setWith: flag('queryTempMb'),
+  },
+  {
+    what: "Free space kept on the data disk: a query's temporary files that reach it stop the query (400), a publish that would take it is refused with 507 (`0` keeps none)",
+    value: (c) => (c.diskReserveBytes > 0 ? `${count(c.diskReserveBytes / 1024 / 1024)} MB` : 'none'),
+    setWith: `${flag('diskReserveBytes')} (also \`scraper add\`/\`publish --disk-reserve-mb MB\`)`,
   },
   {
     what: 'Length of the SQL text (the URL, header and POST body bounds below follow it)',

@@ -16,6 +16,7 @@ export function startPool(size: number, { startingAtOnce = size, keyConcurrency 
     timeoutMs: 60_000,
     memoryMb: defaults.queryMemoryMb,
     tempMb: defaults.queryTempMb,
+    diskReserveBytes: defaults.diskReserveBytes,
     tempDir: path.join(tempDir(), 'tmp'),
     queue: { keyConcurrency, keyQueue: 16, queueLimit: 200, queueTimeoutMs: 60_000 },
     spoolResponseMb: 16,

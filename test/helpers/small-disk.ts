@@ -45,12 +45,16 @@ export class SmallDisk {
     rmSync(this.filler, { force: true });
   }
 
-  /** A server whose data folder is on this disk, with the account alice and her scraper alice/plants (version 1). */
+  /**
+   * A server whose data folder is on this disk, with the account alice and her scraper alice/plants
+   * (version 1). No free space is kept on the disk (`--disk-reserve-mb`) unless `overrides` says so:
+   * such a small disk is all reserve by default.
+   */
   async startServer(overrides: Partial<Config> = {}): Promise<{ server: TestServer; key: string }> {
     this.assertMounted();
     const dataDir = path.join(this.path, 'data');
     mkdirSync(dataDir);
-    const server = await startServer({ ...overrides, dataDir });
+    const server = await startServer({ diskReserveBytes: 0, ...overrides, dataDir });
     const { key } = await server.catalog.addUser('alice');
     await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });
     return { server, key };

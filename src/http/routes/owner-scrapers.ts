@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { maxDescriptionChars } from '../../limits/web-forms.js';
 import type { Catalog } from '../../scrapers/catalog.js';
-import { withUploadedFile } from '../../scrapers/upload.js';
+import { uploadLimits, withUploadedFile } from '../../scrapers/upload.js';
 import type { Scraper, Store } from '../../store/types.js';
 import { html } from '../../views/html.js';
 import { messagePage } from '../../views/message-page.js';
@@ -101,11 +101,10 @@ export function ownerScraperRoutes(
       const parts = remainingParts.get(request);
       const file = parts && ((await parts.next()).value as MultipartFile | undefined);
       if (file?.type !== 'file' || file.fieldname !== 'db') throw errors.formInvalid('Choose a database file to publish.');
-      const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
       const published = await withUploadedFile(
         file.file,
         config.dataDir,
-        limits,
+        uploadLimits(config),
         (path) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, path, AbortSignal.any([stopping, client.signal])),
         AbortSignal.any([stopping, bodyFailure(request)]),
       );

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { catalogWithImportLimits } from '../../scrapers/limited-catalog.js';
-import { withUploadedFile } from '../../scrapers/upload.js';
+import { uploadLimits, withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
 import { whileClientWaits } from '../client-waits.js';
@@ -69,13 +69,12 @@ export function publishRoutes(
         throw errors.dataTooLarge(config.maxPublishBytes);
       }
       const body = (request.body as Readable | undefined) ?? request.raw;
-      const limits = { maxBytes: config.maxPublishBytes, idleMs: config.clientIdleTimeoutMs };
       // A client leaving mid-body already fails the upload, with its own message.
       const importSignal = AbortSignal.any([stopping, client.signal]);
       const published = await withUploadedFile(
         body,
         config.dataDir,
-        limits,
+        uploadLimits(config),
         (file) => catalog.publish(`${scraper.owner.name}/${scraper.name}`, file, importSignal),
         AbortSignal.any([stopping, bodyFailure(request)]),
       );
