@@ -177,7 +177,8 @@ test('a temp-file bomb fails with SIPHON_ERR_QUERY_RESOURCES and never fills the
   const dataDir = tempDir();
   const tmp = path.join(dataDir, 'tmp');
   symlinkSync(tempDisk.path, tmp);
-  const small = await startServer({ dataDir, queryProcesses: 1, queryTempMb: 16, queryTimeoutMs: 30_000 });
+  // No reserve: the 48 MB disk would be all reserve, and it is the cap on each file that is shown here.
+  const small = await startServer({ dataDir, queryProcesses: 1, queryTempMb: 16, queryTimeoutMs: 30_000, diskReserveBytes: 0 });
   try {
     const { key: k } = await small.catalog.addUser('bomber');
     const file = makeDb(
