@@ -76,6 +76,7 @@ export async function measureBrowsing(workDir: string, progress: (msg: string) =
     timeoutMs: 60_000,
     memoryMb: defaults.queryMemoryMb,
     tempMb: defaults.queryTempMb,
+    diskReserveBytes: defaults.diskReserveBytes,
     tempDir: workDir,
     queue: { keyConcurrency: 1, keyQueue: 100, queueLimit: 100, queueTimeoutMs: 60_000 },
     spoolResponseMb: 16,
