@@ -136,7 +136,9 @@ export function startServe(args: string[], opts: CliOptions & { timeoutMs?: numb
   const env = { SIPHON_QUERY_PROCESSES: '2', ...opts.env };
   const command = [process.execPath, ...nodeArgs(['serve', ...args], opts.dataDir)];
   const [program, programArgs] = opts.terminal
-    ? ['script', ['--quiet', '--return', '--command', command.map(shellWord).join(' '), '/dev/null']]
+    ? // `exec`: serve is the terminal's process itself, not a child of the shell `script` starts
+      // (the login shell, else /bin/sh, whose dash dies of the Ctrl-C's SIGINT beside serve: status 130).
+      ['script', ['--quiet', '--return', '--command', `exec ${command.map(shellWord).join(' ')}`, '/dev/null']]
     : [command[0]!, command.slice(1)];
   const child = spawn(program, programArgs, {
     cwd: opts.cwd,
