@@ -4,7 +4,7 @@
  * and later, in its `NODE_MODULE_VERSION >= 127` branches (which need V8's LocalVector, not in Node
  * 20): a row, and the rows of `all()`, made as one array from their values, where the Node 20 branch
  * adds them one element at a time through `Object::Set`, V8's slowest way in (a fifth of a query
- * process's CPU in a json export; BENCHMARKS.md, thirteenth round). The values themselves, their
+ * process's CPU in a json export, measured). The values themselves, their
  * types and their order are made as before.
  *
  * Plain Node, no TypeScript: it runs before the build.

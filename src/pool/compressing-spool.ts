@@ -8,8 +8,8 @@ import type { Spool } from './spool.js';
  * what comes out is spooled. It is full while the compressor has as much waiting as its buffer
  * takes, and the query's processes then wait: a split export's two processes run at the
  * compressor's pace, the output of ranges ahead held in memory as their order needs, where a
- * compressor behind the spool left them to spool the whole body to disk before it (BENCHMARKS.md,
- * ninth round). Reads come from the spool, compressed.
+ * compressor behind the spool left them to spool the whole body to disk before it. Reads come from
+ * the spool, compressed.
  */
 export class CompressingSpool {
   /** Bytes taken so far, before compression: the body's bytes for the download. */
@@ -54,7 +54,7 @@ export class CompressingSpool {
    * Calls `resume` once the compressor holds half its fill or less (at once if it is not full): the
    * writer's next output comes while the compressor works through the rest. Waiting for it to take
    * everything ('drain') left it idle while the run's processes woke and wrote again: br exports
-   * ran with the compressor busy about half the time (BENCHMARKS.md, fourteenth round).
+   * ran with the compressor busy about half the time.
    */
   onRoom(resume: () => void): void {
     if (!this.full) return resume();

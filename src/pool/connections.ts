@@ -72,7 +72,7 @@ export function connection(job: QueryJob): Connection {
   db.pragma('trusted_schema = OFF');
   // A data version never changes once published: its shared lock is taken once and kept, rather than
   // taken, checked for a hot journal and its change counter read again at every query (three system
-  // calls, a tenth of a small query's CPU in this process: BENCHMARKS.md, twelfth round).
+  // calls, measured as a tenth of a small query's CPU in this process).
   db.pragma('locking_mode = EXCLUSIVE');
   const opened = { file: job.file, db, statements: bySqlText<Prepared>(), plans: bySqlText(planChars) };
   connections.set(job.scraperId, opened);

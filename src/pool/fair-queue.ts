@@ -37,7 +37,7 @@ interface KeyState<T> {
  * Every query passes through here, so nothing here allocates per item: keys' turn order is a list
  * linked through their states (a key moved to the back is relinked, where moving it in a Map's order
  * deleted and added an entry each time, and giving one back its turn rebuilt the Map), and one timer
- * watches every wait, not one per item (BENCHMARKS.md, twenty-first round).
+ * watches every wait, not one per item.
  */
 export class FairQueue<T extends QueueItem> {
   private readonly keys = new Map<string, KeyState<T>>();

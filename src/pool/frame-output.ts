@@ -15,7 +15,7 @@ const utf8 = new TextEncoder();
  * the socket has taken every byte written (`allSent`), from the buffer's start again. One output
  * serves every query of the process: a small query allocates nothing here, and writes to the same
  * few pages as the one before it, still in the caches (a new megabyte every few hundred small
- * queries cost a page fault each: BENCHMARKS.md, twelfth round).
+ * queries cost a page fault each).
  */
 export class FrameOutput {
   private slab = Buffer.allocUnsafe(slabBytes);

@@ -158,7 +158,7 @@ export function encodeFrame(type: FrameType, payload: Buffer): Buffer {
  * arbitrarily. A data frame's payload is handed on in pieces as its bytes arrive, views into the
  * chunks and never copied: the server only relays data, and joining each frame into a buffer of its
  * own was a third of the memory it churned per byte exported, which V8 answers with full
- * collections (BENCHMARKS.md, fifth round). Other frames are small, and come out whole, to be read
+ * collections. Other frames are small, and come out whole, to be read
  * before `push` is called again: bytes of one not yet complete are kept in a list and joined once,
  * when it is. Nothing kept points into a chunk once `push` returns: the chunk's memory may then be
  * read into again (relay-buffers.ts), and only the pieces handed on are the caller's to keep.

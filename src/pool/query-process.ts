@@ -13,7 +13,7 @@ const childPath = fileURLToPath(new URL('./child.js', import.meta.url));
 /**
  * V8's young generation (each of its two halves), where an export's rows and their text are made
  * and die: at twice Node's 16 MB, fewer of them are still alive, and copied, when it is collected,
- * for a tenth less CPU per exported row (BENCHMARKS.md, fifth round) and up to 32 MB more memory.
+ * for a tenth less CPU per exported row (measured on a json export) and up to 32 MB more memory.
  */
 const youngGenerationMb = 32;
 

@@ -3,7 +3,7 @@
  * has been sent on. Read the usual way, every read of a process's output is memory of its own
  * outside V8's heap, freed only by a young-generation collection, which V8 makes only once 32 MB of
  * such memory is waiting: a server relaying an export held ~32 MB of garbage at any moment, most of
- * its memory growth during one (BENCHMARKS.md, fourteenth round).
+ * its memory growth during one, as measured.
  *
  * A buffer handed out for a read counts its users: the read itself, then each piece of data kept
  * from it (`keep`), which whoever sends the piece on gives back (`release`) once it is sent. At
