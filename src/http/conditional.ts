@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { hash as cryptoHash } from 'node:crypto';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Scraper } from '../store/types.js';
-import type { ContentCoding } from './compression.js';
+import type { ContentCoding } from '../pool/compressors.js';
 
 /** Status recorded for a download answered from the client's cache. */
 export const notModifiedStatus = 304;

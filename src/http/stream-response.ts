@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable, Transform } from 'node:stream';
+import type { CodedBody } from '../pool/coded-body.js';
 
 export type StreamOutcome =
-  /** Every byte was handed to the client. */
+  /** Every byte was handed to the client; `bytes` counts the body as sent, in its coding. */
   | { kind: 'complete'; bytes: number }
   /** Failed before the first byte: nothing was sent, so a proper error response can still be. */
   | { kind: 'failed-before-start'; error: Error }
@@ -30,49 +30,46 @@ export interface StreamLimits {
 export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
 
 /**
- * Sends a stream of encoded bytes as the response body with end-to-end backpressure.
+ * Sends a body, in its coding (pool/coded-body.ts), as the response's with end-to-end backpressure.
  *
  * Headers are written with the first chunk, so a source that fails before producing anything still
  * gets a real error status. After the first byte the status cannot change: a failing source makes
  * us destroy the socket, so a chunked body lacks its final chunk (and a sized one is short) and the
- * client can tell it is incomplete. If the client goes away, the source is destroyed (which kills a
+ * client can tell it is incomplete. If the client goes away, the body is destroyed (which kills a
  * running query). A client that takes no bytes for `idleTimeoutMs` is dropped, and a response is
  * cut after `maxResponseMs` whatever happens: nothing holds a response for ever.
  *
- * With a `compressor`, the source is piped through it and its output is what the client gets:
- * backpressure still reaches the source (a paused client fills the compressor, which pauses the
- * source), and every rule above holds for the compressed body (a failure destroys the socket rather
- * than finishing the compressed stream). `bytes` counts the body before compression.
+ * A body compressed as it is sent gets backpressure all the same (a paused client fills its
+ * compressor, which pauses its source), and every rule above holds for it (a failure destroys the
+ * socket rather than finishing the compressed stream).
  *
  * `headers` are the response's, and are added to (its length, for a body sent in one write).
  * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
- * the headers wait). `sent` is called with each chunk of the body once the socket is done with it
+ * the headers wait). The body's `sent` is called with each chunk once the socket is done with it
  * (its memory may be used again), or has failed: never for a chunk not written.
  */
 export function streamResponse(
   request: FastifyRequest,
   reply: FastifyReply,
-  source: Readable,
+  coded: CodedBody,
   headers: OutgoingHttpHeaders,
   limits: StreamLimits,
-  compressor?: Transform,
   beforeEnd?: BeforeEnd,
-  sent: (chunk: Buffer) => void = () => {},
 ): Promise<StreamOutcome> {
   const { idleTimeoutMs, maxResponseMs } = limits;
+  const { stream: body, sent } = coded;
   return new Promise((resolve) => {
     const res = reply.raw;
-    const body: Readable = compressor ? source.pipe(compressor) : source;
     let started = false;
     let settled = false;
     let bytes = 0;
     /**
      * A small first chunk of an uncompressed body waits for one turn of the event loop: when the end
      * comes with it (a small query's whole answer arrives in one read), the response is one write with
-     * a `Content-Length` rather than a chunked header, body and end. Compressed bodies stay chunked:
-     * their size is not known before they are sent. A HEAD sends its headers at the first chunk.
+     * a `Content-Length` rather than a chunked header, body and end. Bodies compressed as they are
+     * sent stay chunked. A HEAD sends its headers at the first chunk.
      */
-    const mayHold = !compressor && request.method !== 'HEAD';
+    const mayHold = !coded.compressedAsSent && request.method !== 'HEAD';
     let held: Buffer | undefined;
     let idleTimer: NodeJS.Timeout | undefined;
     let lifetime: NodeJS.Timeout | undefined;
@@ -82,18 +79,15 @@ export function streamResponse(
       settled = true;
       clearInterval(idleTimer);
       clearTimeout(lifetime);
-      source.off('data', count).off('error', onError);
-      body.off('data', onData).off('end', onEnd).off('error', onError);
+      body.off('data', count).off('data', onData).off('end', onEnd).off('error', onError);
       // A stream destroyed after this point has no one left to tell.
-      source.on('error', () => {});
       body.on('error', () => {});
-      compressor?.destroy(); // finished, or abandoned: either way its zlib memory can go now
+      body.destroy(); // finished, or abandoned: either way what made it (a query, a compressor's zlib memory) can go now
       res.off('close', onClose);
       resolve(outcome);
     };
     const cut = (reason: CutReason, error?: Error) => {
       settle({ kind: 'cut', bytes, error, reason });
-      source.destroy();
       res.destroy();
     };
     /** Counted from the first byte: before it, the queue and query time limits bound the wait. */
@@ -112,7 +106,6 @@ export function streamResponse(
         // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
         const kept = beforeEnd?.(0);
         settle({ kind: 'complete', bytes: 0 });
-        source.destroy();
         afterKept(kept, () => res.end());
       }
     };
@@ -207,9 +200,7 @@ export function streamResponse(
       if (!res.writableFinished) cut('client-gone');
     };
 
-    source.on('data', count).on('error', onError);
-    body.on('data', onData).on('end', onEnd);
-    if (compressor) compressor.on('error', onError);
+    body.on('data', count).on('data', onData).on('end', onEnd).on('error', onError);
     res.on('close', onClose);
   });
 }

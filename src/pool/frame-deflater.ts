@@ -29,7 +29,7 @@ export class FrameDeflater {
     this.crc = zlib.crc32(data, this.crc);
     this.bytes += data.length;
     const out = zlib.deflateRawSync(data, {
-      level: 1, // as a file's gzip (http/compression.ts says why)
+      level: 1, // as a file's gzip (compressors.ts says why)
       windowBits,
       finishFlush: zlib.constants.Z_SYNC_FLUSH,
       ...(this.window && { dictionary: this.window }),

@@ -16,12 +16,11 @@ export type { PoolOptions } from './pool-options.js';
 export { PoolStartError } from './process-starts.js';
 
 /**
- * Runs untrusted queries in a pool of processes, one query per process at a time, fairly between
- * keys (fair-queue.ts). A query past its time limit, or whose client went away, gets its process
- * killed and a fresh one started: only that reliably stops a long SQLite step.
- * Each process is a slot (slot.ts) with its state; long queries take turns in their lane
- * (long-lane.ts); a query that may not start now may be sent ahead to a busy process (send-ahead.ts);
- * a whole-table export may take a second process, only a spare one (split-export.ts).
+ * Runs untrusted queries in a pool of processes, one query per process at a time, fairly between keys
+ * (fair-queue.ts). A query past its time limit, or whose client went away, gets its process killed and
+ * a fresh one started: only that reliably stops a long SQLite step. Each process is a slot (slot.ts);
+ * long queries take turns in their lane (long-lane.ts); a query that may not start now may be sent
+ * ahead to a busy process (send-ahead.ts); a whole-table export may take a spare second (split-export.ts).
  */
 export class QueryPool implements RunHost {
   private readonly slots = new Set<ProcessSlot>();
@@ -48,9 +47,8 @@ export class QueryPool implements RunHost {
 
   /**
    * Starts a query for `key`; its encoded result is read from the returned stream, which fails with
-   * QueryFailed. `mayTakeTwo`: its reader keeps up with two query processes, so a whole-table export
-   * may be split over two (split-export.ts); a reader slower than one process gains nothing from it.
-   * `compressor`: the run's output goes through it before it is spooled, and the stream is compressed.
+   * QueryFailed. `mayTakeTwo`: its reader keeps up with two processes, so a whole-table export may be
+   * split over two (split-export.ts). `compressor`: the output goes through it before it is spooled.
    */
   run(job: QueryJob, key: string, mayTakeTwo = false, compressor?: Transform): QueryRun {
     const run = new QueryRun(this, job, key, mayTakeTwo ? this.runOptions.split : this.runOptions.unsplit, compressor);
@@ -93,8 +91,8 @@ export class QueryPool implements RunHost {
   }
 
   /** Once every process has started; PoolStartError when they cannot (a memory cap too small for Node, say). */
-  async ready(): Promise<void> {
-    await this.starts.ready(() => this.readyCount, this.options.size);
+  ready(): Promise<void> {
+    return this.starts.ready(() => this.readyCount, this.options.size);
   }
 
   async close(): Promise<void> {

@@ -15,13 +15,11 @@ import { Spool } from './spool.js';
 export type QueryOutcome = 'ok' | 'cancelled' | QueryFailure['kind'];
 
 /**
- * One query: waiting for a process, then running in it, then (maybe after its process has moved
- * on) being read by its client. Its encoded result is this stream, fed from a spool, so how fast the
- * client reads never holds the process. The time limit (run-clock.ts) counts every moment the query
- * holds a process (a full spool too), except while it is parked as a long query in excess.
- *
- * It runs in one process, unless its first process answers with a plan of ranges: then the rest is
- * a split export's (split-export.ts), over two processes, behind this one stream.
+ * One query: waiting for a process, running in it, then read by its client (maybe after its process
+ * has moved on) from this stream, fed from a spool: how fast the client reads never holds the
+ * process. The time limit (run-clock.ts) counts every moment it holds a process (a full spool too),
+ * but while parked as a long query in excess. One process runs it, unless the first answers with a
+ * plan of ranges: the rest is then a split export's (split-export.ts), over two, behind this stream.
  */
 export class QueryRun extends Readable implements QueueItem {
   /** Rows sent, once the query has completed. */
@@ -68,9 +66,7 @@ export class QueryRun extends Readable implements QueueItem {
     return this.spool instanceof CompressingSpool ? this.spool.bytesIn : this.deflatedBytes;
   }
 
-  fail(error: QueryFailed): void {
-    this.destroy(error);
-  }
+  readonly fail = (error: QueryFailed): void => void this.destroy(error);
 
   /** Whether the run may wait sent ahead to another's process (send-ahead.ts): one that may be split waits for a process of its own. */
   get mayBeSentAhead(): boolean {

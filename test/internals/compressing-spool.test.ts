@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { Transform, type TransformOptions } from 'node:stream';
 import zlib from 'node:zlib';
 import { after, test } from 'node:test';
-import { compressorFor, compressorOutputBytes } from '../../src/http/compression.js';
+import { compressorFor, compressorOutputBytes } from '../../src/pool/compressors.js';
 import { CompressingSpool } from '../../src/pool/compressing-spool.js';
 import { Spool, SpoolBudget } from '../../src/pool/spool.js';
 import { tempDir } from '../helpers/fixture-db.js';

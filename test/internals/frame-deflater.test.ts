@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { test } from 'node:test';
 import zlib from 'node:zlib';
-import { gzipAround } from '../../src/http/gzip-member.js';
+import { gzipAround } from '../../src/pool/gzip-member.js';
 import { crc32Combine } from '../../src/pool/crc32-combine.js';
 import { FrameDeflater } from '../../src/pool/frame-deflater.js';
 import { FrameOutput } from '../../src/pool/frame-output.js';

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createReadStream } from 'node:fs';
 import type { OutgoingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors, type SiphonError } from '../../errors.js';
@@ -17,8 +15,8 @@ import {
   type Format,
 } from '../../formats/index.js';
 import type { QueryPool } from '../../pool/pool.js';
+import { fileBody, queryBody, type CodedBody } from '../../pool/coded-body.js';
 import type { QueryRun } from '../../pool/query-run.js';
-import { releaseRelayed } from '../../pool/relay-buffers.js';
 import type { QueryJob } from '../../pool/protocol.js';
 import { isoTime } from '../../iso-time.js';
 import { checkSql } from '../../sql/check-sql.js';
@@ -26,8 +24,7 @@ import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import type { RequestLimits } from '../../limits/request-size.js';
 import { authenticate } from '../authenticate.js';
 import { formatCall } from '../format-call.js';
-import { gzipAround } from '../gzip-member.js';
-import { compressorFor, negotiateCoding, setCoding } from '../compression.js';
+import { negotiateCoding, setCoding } from '../compression.js';
 import { addValidators, isNotModified, notModifiedStatus, sendNotModified } from '../conditional.js';
 import { keyCorsHeaders } from '../key-origin.js';
 import { readQueryBody } from '../query-body.js';
@@ -173,7 +170,7 @@ export function dataRoutes(
     let status = 200;
     let rows: number | null = null;
     let bytes = 0;
-    let run: QueryRun | undefined;
+    let body: CodedBody | undefined;
     const download = format ? downloadName(format, callback) : formatName;
     let recorded = false;
     /**
@@ -219,33 +216,23 @@ export function dataRoutes(
         sendNotModified(reply, headers);
         return;
       }
-      // A query's body is compressed before it is spooled, so its query processes run at the pace of
-      // its compression, over two when it is split: gzip is deflated in the processes, br by a
-      // compressor the run feeds (BENCHMARKS.md, ninth round). Its bytes before compression are the run's to count.
-      if (job) {
-        const deflate = coding === 'gzip';
-        run = pool.run(deflate ? { ...job, deflate } : job, String(key.id), true, deflate ? undefined : compressorFor(coding));
-      }
-      const source: Readable = run ?? createReadStream(scraper.data.file);
-      const bodyBytes = (sent: number) => (run && coding !== 'identity' ? run.inflatedBytes : sent);
+      const coded = job ? queryBody(pool, job, String(key.id), coding) : fileBody(scraper.data.file, coding);
+      body = coded;
       const outcome: StreamOutcome = await streamResponse(
         request,
         reply,
-        source,
+        coded,
         headers,
         { idleTimeoutMs: config.clientIdleTimeoutMs, maxResponseMs: config.maxResponseMs },
-        run ? (coding === 'gzip' ? gzipAround(() => run?.deflated) : undefined) : compressorFor(coding),
         (sent) => {
-          bytes = bodyBytes(sent);
-          rows = run?.rows ?? null;
+          bytes = coded.bytes(sent);
+          rows = coded.rows();
           return recordDownload();
         },
-        // A query's output comes in buffers the server reads into again once they are sent.
-        run && releaseRelayed,
       );
       if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
-      bytes = bodyBytes(outcome.bytes);
-      rows = run?.rows ?? null;
+      bytes = coded.bytes(outcome.bytes);
+      rows = coded.rows();
       if (outcome.kind === 'cut') {
         const error = outcome.error
           ? asSiphonError(outcome.error, reply)
@@ -263,7 +250,7 @@ export function dataRoutes(
     } finally {
       // A response cut short, recorded now that it has ended: nothing is left to wait for its line.
       void recordDownload();
-      noteRequest(request, { status, format: download, rows, bytes, query: run && queryTiming(run) });
+      noteRequest(request, { status, format: download, rows, bytes, query: body?.run && queryTiming(body.run) });
     }
   }
 

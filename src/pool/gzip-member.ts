@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import type { Deflated } from '../pool/protocol.js';
+import type { Deflated } from './protocol.js';
 
 /** RFC 1952's header: no name, time or flags; XFL 4 (the fastest level) and OS 3 (Unix), as zlib writes it at level 1. */
 const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3]);
