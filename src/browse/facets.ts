@@ -1,11 +1,13 @@
 /**
  * Facets: a column's most frequent values in the view's rows, with their counts; and the columns
- * worth faceting, judged on a sample. All of a page's facets share one time budget: a facet still
- * running when it runs out is stopped and says so (`timedOut`), the page is not failed. What
- * finished is cached by data version and selection (results-cache.ts).
+ * worth faceting, judged on a sample. All of a page's facets share one time budget: a facet not done
+ * when it runs out says so (`timedOut`), the page is not failed, and the facet goes on in the
+ * background to be ready for the next visitor (facet-runs.ts). What finished is cached by data
+ * version and selection (results-cache.ts).
  */
-import { cellText, type Cell } from './cells.js';
-import { facetStatement, sampleStatement } from './compile.js';
+import { cellText } from './cells.js';
+import { sampleStatement } from './compile.js';
+import { facetRows, type FacetRows } from './facet-runs.js';
 import { cachedResult, keepResult, resultKey } from './results-cache.js';
 import { runStatement, type ViewRun } from './run.js';
 import type { FacetResult, TableView } from './types.js';
@@ -16,12 +18,6 @@ const sampleRows = 1000;
 const maxSuggestedColumns = 50;
 /** A column is suggested with 2 to `facetSize` distinct values, none longer than this. */
 const maxSuggestedChars = 200;
-
-/** What a facet's statement found, kept for the next view of the same selection. */
-interface FacetRows {
-  values: { value: Cell; count: number }[];
-  truncated: boolean;
-}
 
 function facetResult(view: TableView, column: string, kept: FacetRows): FacetResult {
   const exact = new Set(view.filters.filter((f) => f.column === column && f.op === 'exact').map((f) => f.value));
@@ -42,23 +38,11 @@ export interface Facets {
 }
 
 export async function viewFacets(run: ViewRun): Promise<Facets> {
-  const { pool, scraper, table, view, laneKey, signal } = run;
+  const { view } = run;
   const deadline = performance.now() + facetBudgetMs;
   const facets: Record<string, FacetResult> = {};
   for (const column of view.facets) {
-    const key = resultKey(scraper, table.name, view, `facet ${view.facetSize} ${column}`);
-    let kept = cachedResult<FacetRows>(key);
-    if (!kept && performance.now() < deadline) {
-      const rows = await runStatement(pool, scraper, facetStatement(table, view, column, view.facetSize), ['v', 'n'], laneKey, {
-        signal,
-        deadline,
-      });
-      if (rows !== undefined) {
-        const values = rows.slice(0, view.facetSize).map(([value, count]) => ({ value: value!, count: Number(cellText(count!)) }));
-        kept = { values, truncated: rows.length > view.facetSize };
-        keepResult(key, kept);
-      }
-    }
+    const kept = await facetRows(run, column, deadline);
     facets[column] = kept ? facetResult(view, column, kept) : { values: [], truncated: false, timedOut: true };
   }
   return { facets, suggested: await suggestedFacets(run, deadline) };

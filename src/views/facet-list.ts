@@ -11,7 +11,7 @@ const maxFacetSize = 100;
 
 function facetValues(view: TableView, column: string, facet: FacetResult, href: ViewHref): SafeHtml {
   if (facet.timedOut) {
-    return html`<p class="facet-timeout">This facet did not finish within the page's time for facets. Narrow the view (add a filter) to see it.</p>`;
+    return html`<p class="facet-timeout">This facet did not finish within the page's time for facets. It is still being counted: load the page again in a while to see it, or narrow the view (add a filter).</p>`;
   }
   if (facet.values.length === 0) return html`<p class="empty">No values.</p>`;
   const more =
