@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { DownloadRecord } from '../src/store/types.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { chain } from './http-client.js';
 import { median, percentile } from './proc-stats.js';
 
@@ -31,7 +31,7 @@ export async function viewTimes(url: string): Promise<ViewTimes> {
  * server must be stopped: it keeps the store open with caches of its own.
  */
 export async function addDownloadRecords(dataDir: string, owner: string, name: string, records: number): Promise<number> {
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
   try {
     const scraper = (await store.findScraper(owner, name))!;
     const template: Omit<DownloadRecord, 'at'> = {

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaults } from '../src/config.js';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { nodeWrittenHeaders, type RecordedResponse } from './recorded-response.js';
 import { measureIsolation } from './fairness.js';
 import { measureBrowsing } from './browsing.js';
@@ -335,7 +335,7 @@ async function main(): Promise<void> {
     const one = new Database(oneFile);
     one.exec('create table one (x integer); insert into one values (1);');
     one.close();
-    const killStore = new SqliteStore(path.join(killDir, 'siphon.db'));
+    const killStore = openSqliteStore(path.join(killDir, 'siphon.db'));
     const killCatalog = new Catalog(killStore, killDir);
     const k = (await killCatalog.addUser('bench')).key;
     await killCatalog.addScraper('bench/one', oneFile, { isPrivate: false, description: '' });

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { verifyPassword } from '../src/accounts/passwords.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { addUser, runCli } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
 
@@ -15,7 +15,7 @@ const dataDir = tempDir();
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function login(name: string): Promise<{ passwordHash: string | null; sessions: boolean } | undefined> {
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
   try {
     const found = await store.findLogin(name);
     return (
@@ -33,7 +33,7 @@ test('user passwd sets the password from the first line of stdin and logs the ac
   const key = await addUser(dataDir, 'alice');
   assert.match(key, /^sph_/, 'user add still prints the first key');
   assert.equal((await login('alice'))!.passwordHash, null, 'an account made by user add has no password');
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
   await store.saveSession('a-session', {
     accountId: (await store.findAccount('alice'))!.id,
     expiresAt: new Date(Date.now() + 60_000).toISOString(),

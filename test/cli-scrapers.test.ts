@@ -9,7 +9,7 @@ import { utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sweepVersions } from '../src/scrapers/version-sweeper.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import {
   addUser,
   listFiles,
@@ -202,7 +202,7 @@ describe('scraper remove', () => {
     // Its file stays for requests that looked it up just before, as a replaced version does, and is
     // swept (as a running server does every minute) once it has not been looked up for 10 minutes.
     assert.deepEqual(listFiles(folder), files);
-    const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+    const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
     try {
       await sweepVersions(store, dataDir);
       assert.deepEqual(listFiles(folder), files, 'kept 10 minutes');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { writeDemoDatabase } from '../src/demo/demo-data.js';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { runCliOk, startServe, waitFor, type ServeProcess } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
 import { demoKey, publishRefusals } from './helpers/log-lines.js';
@@ -75,7 +75,7 @@ test('a data folder seeded by an earlier version: its demo key, which could publ
   // What an earlier version left: the demo account's first key, writable, kept as the demo key;
   // and a metadata file of the schema before key details.
   const dataDir = tempDir();
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
   const catalog = new Catalog(store, dataDir);
   const { key: oldKey } = await catalog.addUser('demo');
   const source = path.join(tempDir(), 'demo.sqlite');

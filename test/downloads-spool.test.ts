@@ -12,13 +12,13 @@ import { after, test } from 'node:test';
 import { DownloadRecorder } from '../src/downloads/recorder.js';
 import { replayAbandonedSpools } from '../src/downloads/spool-replay.js';
 import { DownloadSpool, parseSpoolFileName, spoolDir, spoolFileName } from '../src/downloads/spool.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { DownloadRecord } from '../src/store/types.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
+import type { DownloadRecord, Store } from '../src/store/types.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 
 const logged: string[] = [];
 const log = { error: (_: object, message: string) => logged.push(message), info: (_: object, message: string) => logged.push(message) };
-const stores: SqliteStore[] = [];
+const stores: Store[] = [];
 after(async () => {
   for (const store of stores) await store.close();
 });
@@ -26,7 +26,7 @@ after(async () => {
 /** A data folder with alice's scraper and key, and a download maker for them. */
 async function setUp() {
   const dataDir = tempDir();
-  const store = new SqliteStore(path.join(dataDir, 'siphon.db'));
+  const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
   stores.push(store);
   const alice = (await store.createAccount('alice'))!;
   await store.addKey(alice.id, 'k', { prefix: 'sph_1', label: '', readOnly: false, origins: null });
@@ -77,7 +77,7 @@ test('downloads that keep coming, one every turn of the event loop, are committe
   let commits = 0;
   // The real store, counted: each call is one transaction.
   const counted = {
-    recordDownloads: (...args: Parameters<SqliteStore['recordDownloads']>) => {
+    recordDownloads: (...args: Parameters<Store['recordDownloads']>) => {
       commits += 1;
       return store.recordDownloads(...args);
     },

@@ -7,12 +7,12 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { hashKey } from '../src/keys.js';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { aDownload } from './helpers/download-record.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 
 const dir = tempDir();
-const store = new SqliteStore(path.join(dir, 'siphon.db'));
+const store = openSqliteStore(path.join(dir, 'siphon.db'));
 after(() => store.close());
 
 test('each key gets its latest download, in batches in any order; an older one never moves it back', async () => {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { PgStore } from '../src/store/pg-store.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openPgStore } from '../src/store/pg/store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import type { DataVersion, Store } from '../src/store/types.js';
 import { waitFor } from './helpers/cli.js';
 import { aDownload, type DownloadFacts } from './helpers/download-record.js';
@@ -40,7 +40,7 @@ const engines: Engine[] = [
     name: 'SQLite',
     async fresh(count = 1) {
       const dataDir = tempDir();
-      const open = async () => keep(new SqliteStore(path.join(dataDir, 'siphon.db')));
+      const open = async () => keep(openSqliteStore(path.join(dataDir, 'siphon.db')));
       const stores = await Promise.all(Array.from({ length: count }, open));
       return { store: stores[0]!, stores, dataDir, again: open };
     },
@@ -52,7 +52,7 @@ const engines: Engine[] = [
       const dataDir = tempDir();
       const db = await createTestDatabase();
       databases.push(db);
-      const open = async () => keep(await PgStore.open(db.url, dataDir, 4));
+      const open = async () => keep(await openPgStore(db.url, dataDir, 4));
       const stores = await Promise.all(Array.from({ length: count }, open));
       return { store: stores[0]!, stores, dataDir, again: open };
     },
@@ -320,7 +320,7 @@ for (const engine of engines) {
 test('SQLite: data files stored absolute by an older version become relative, so the data folder can move', async () => {
   const dataDir = tempDir();
   const file = path.join(dataDir, 'siphon.db');
-  const store = new SqliteStore(file);
+  const store = openSqliteStore(file);
   const alice = (await store.createAccount('alice'))!;
   await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
   await store.close();
@@ -332,14 +332,14 @@ test('SQLite: data files stored absolute by an older version become relative, so
   db.pragma('user_version = 4');
   db.close();
   // Opened where it was written, it converts the paths; then the folder moves.
-  await new SqliteStore(file).close();
+  await openSqliteStore(file).close();
   const migrated = new Database(file, { readonly: true });
   assert.equal(migrated.prepare('select data_file from scrapers').pluck().get(), path.join('scrapers', 'alice', 'plants', '1-aa.sqlite'));
   migrated.close();
   // Into a temporary folder of its own, which goes when the tests end, as the one it leaves would have.
   const moved = path.join(tempDir(), 'moved');
   renameSync(dataDir, moved);
-  const reopened = new SqliteStore(path.join(moved, 'siphon.db'));
+  const reopened = openSqliteStore(path.join(moved, 'siphon.db'));
   assert.equal((await reopened.findScraper('alice', 'plants'))?.data.file, path.join(moved, 'scrapers', 'alice', 'plants', '1-aa.sqlite'));
   await reopened.close();
 });

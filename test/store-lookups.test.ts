@@ -8,14 +8,14 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { hashKey } from '../src/keys.js';
 import { Catalog } from '../src/scrapers/catalog.js';
-import { SqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/store.js';
 import { aDownload } from './helpers/download-record.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 
 const dir = tempDir();
 const file = path.join(dir, 'siphon.db');
-const server = new SqliteStore(file);
-const cli = new SqliteStore(file);
+const server = openSqliteStore(file);
+const cli = openSqliteStore(file);
 after(async () => {
   await server.close();
   await cli.close();
@@ -42,7 +42,7 @@ test('a key looked up again is the kept one, until a change: revoked from anothe
   assert.equal(await server.findKey(hash), first);
 
   assert.equal(await cli.revokeKey(hash), true);
-  // Another connection's commits are looked for once per turn of the event loop (sqlite-store.ts).
+  // Another connection's commits are looked for once per turn of the event loop (src/store/sqlite/connection.ts).
   await new Promise(setImmediate);
   assert.equal((await server.findKey(hash))?.revoked, true);
 });

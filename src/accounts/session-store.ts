@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../store/types.js';
+import type { SessionStore } from '../store/types.js';
 
 /** What a saved session holds besides its cookie: the account signed in. */
 export interface SessionData {
@@ -24,7 +24,7 @@ export function sessionIdHash(sessionId: string): string {
  * worth keeping), each ending when its cookie does; one past its end is not found.
  */
 export class StoreSessions {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: SessionStore) {}
 
   set(sessionId: string, session: SessionData, callback: Callback): void {
     const expires = session.cookie.expires;

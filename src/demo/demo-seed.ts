@@ -4,7 +4,7 @@ import path from 'node:path';
 import { hashKey } from '../keys.js';
 import type { Catalog } from '../scrapers/catalog.js';
 import type { KeyOptions } from '../scrapers/key-options.js';
-import type { Store } from '../store/types.js';
+import type { AccountStore, ScraperStore } from '../store/types.js';
 import { writeDemoDatabase } from './demo-data.js';
 
 const demoOwner = 'demo';
@@ -29,7 +29,7 @@ export interface DemoKey {
  * only ever stored hashed. A kept key that is not a usable read-only key of the demo account (gone,
  * revoked, or one that can publish) is replaced by a new read-only one.
  */
-export async function ensureDemo(store: Store, catalog: Catalog, dataDir: string): Promise<DemoKey> {
+export async function ensureDemo(store: AccountStore & ScraperStore, catalog: Catalog, dataDir: string): Promise<DemoKey> {
   const keyFile = path.join(dataDir, 'demo-key.txt');
   const save = (key: string) => writeFile(keyFile, `${key}\n`, { mode: 0o600 });
   if (!(await store.findAccount(demoOwner))) await save((await catalog.addUser(demoOwner, demoKey)).key);

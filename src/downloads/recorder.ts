@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import type { DownloadRecord, Store } from '../store/types.js';
+import type { DownloadRecord, DownloadStore } from '../store/types.js';
 import type { DownloadSpool, SpoolEntry } from './spool.js';
 
 /** A download waits at most this long before it is written (with others of the same moment)… */
@@ -66,7 +66,7 @@ export class DownloadRecorder {
   private written = 0;
 
   constructor(
-    private readonly store: Pick<Store, 'recordDownloads' | 'forgetSpool'>,
+    private readonly store: Pick<DownloadStore, 'recordDownloads' | 'forgetSpool'>,
     private readonly options: RecorderOptions,
   ) {}
 

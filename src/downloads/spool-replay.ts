@@ -1,6 +1,6 @@
 import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { DownloadRecord, Store } from '../store/types.js';
+import type { DownloadRecord, DownloadStore } from '../store/types.js';
 import { heartbeatMs, parseSpoolFileName, spoolDir, spoolFileName, thisHost, type DownloadSpool, type SpoolLog } from './spool.js';
 
 /** Downloads recorded per transaction by a replay. */
@@ -37,7 +37,7 @@ async function isAbandoned(dir: string, name: string, own: DownloadSpool): Promi
 }
 
 /** Records what the spool file holds beyond what the store has of it, then removes it. Returns how many it recorded. */
-async function replay(store: Store, id: string, file: string): Promise<number> {
+async function replay(store: DownloadStore, id: string, file: string): Promise<number> {
   const lines = (await readFile(file, 'utf8')).split('\n');
   // A line without its end was being written when the node was killed: its download was not answered.
   lines.pop();
@@ -67,7 +67,7 @@ async function replay(store: Store, id: string, file: string): Promise<number> {
  * where the store says it was recorded up to.
  */
 export async function replayAbandonedSpools(
-  store: Store,
+  store: DownloadStore,
   dataDir: string,
   own: DownloadSpool,
   log: SpoolLog & { info: SpoolLog['error'] },
@@ -90,7 +90,7 @@ export async function replayAbandonedSpools(
 
 /** Replays abandoned spools now, then every minute until `stop()`. Failures go to `onError` and are tried again. */
 export async function startSpoolReplays(
-  store: Store,
+  store: DownloadStore,
   dataDir: string,
   own: DownloadSpool,
   log: SpoolLog & { info: SpoolLog['error'] },

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors.js';
 import { hashKey } from '../keys.js';
-import type { ApiKey, Store } from '../store/types.js';
+import type { AccountStore, ApiKey } from '../store/types.js';
 import { checkKeyOrigin } from './key-origin.js';
 
 /** The key from `X-API-Key` or `Authorization: Bearer`; undefined when neither header is sent. */
@@ -18,7 +18,7 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
  * header key is refused even when the parameter holds a good one. The lookup is by hash, so the
  * comparison leaks nothing about stored keys through timing.
  */
-export async function authenticate(headers: IncomingHttpHeaders, keyParam: string | undefined, store: Store): Promise<ApiKey> {
+export async function authenticate(headers: IncomingHttpHeaders, keyParam: string | undefined, store: AccountStore): Promise<ApiKey> {
   const key = headerKey(headers) ?? keyParam;
   if (key === undefined) throw errors.keyMissing();
   if (key === '') throw errors.keyInvalid();

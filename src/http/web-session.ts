@@ -2,7 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyMultipart from '@fastify/multipart';
-import fastifySession, { type SessionStore } from '@fastify/session';
+import fastifySession, { type SessionStore as FastifySessionStore } from '@fastify/session';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { sessionIdHash, sessionSweepMs, StoreSessions } from '../accounts/session-store.js';
@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import { errors, SiphonError } from '../errors.js';
 import type { RequestLimits } from '../limits/request-size.js';
 import { maxFormBytes } from '../limits/web-forms.js';
-import type { Account, Store } from '../store/types.js';
+import type { Account, SessionStore } from '../store/types.js';
 import type { Visitor } from '../views/layout.js';
 import { messagePage } from '../views/message-page.js';
 import { fromFramework } from './framework-errors.js';
@@ -56,7 +56,7 @@ export function currentSessionHash(request: FastifyRequest): string | undefined 
  */
 export function webScope(
   app: FastifyInstance,
-  deps: { config: Config; store: Store; limits: RequestLimits },
+  deps: { config: Config; store: SessionStore; limits: RequestLimits },
   routes: (scope: FastifyInstance) => void,
 ): void {
   const { config, store, limits } = deps;
@@ -81,7 +81,7 @@ export function webScope(
     await scope.register(fastifySession, {
       // Typed as holding the plugin's Session class; it reads back the fields a session was saved with.
       secret,
-      store: new StoreSessions(store) as unknown as SessionStore,
+      store: new StoreSessions(store) as unknown as FastifySessionStore,
       cookieName: sessionCookie,
       saveUninitialized: false,
       rolling: false,

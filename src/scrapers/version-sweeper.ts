@@ -1,4 +1,4 @@
-import type { Store } from '../store/types.js';
+import type { ScraperStore } from '../store/types.js';
 import { listScraperDirs } from './folders.js';
 import { removeOldVersions, removeUnclaimedVersions } from './versions.js';
 
@@ -9,7 +9,7 @@ const sweepIntervalMs = 60_000;
  * Removes the data versions due to go in every scraper's folder: the old versions of a scraper the
  * store knows, and the versions of a removed scraper (versions.ts says when each may go).
  */
-export async function sweepVersions(store: Store, dataDir: string): Promise<void> {
+export async function sweepVersions(store: ScraperStore, dataDir: string): Promise<void> {
   for (const { owner, name, dir } of await listScraperDirs(dataDir)) {
     const scraper = await store.findScraper(owner, name);
     if (scraper) await removeOldVersions(dir, scraper.data.file);
@@ -18,7 +18,7 @@ export async function sweepVersions(store: Store, dataDir: string): Promise<void
 }
 
 /** Sweeps every minute until `stop()`, which waits for a sweep under way (it uses the store). */
-export function startVersionSweeper(store: Store, dataDir: string, onError: (err: unknown) => void): { stop(): Promise<void> } {
+export function startVersionSweeper(store: ScraperStore, dataDir: string, onError: (err: unknown) => void): { stop(): Promise<void> } {
   let sweeping: Promise<void> | undefined;
   const timer = setInterval(() => {
     sweeping ??= sweepVersions(store, dataDir)

@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import type pg from 'pg';
 import { StoreUnavailable } from './open.js';
-import { inTransaction, storableText, StorePool } from './pg-pool.js';
-import { migrate } from './pg-schema.js';
-import { SqliteStore } from './sqlite-store.js';
+import { inTransaction, storableText, StorePool } from './pg/pool.js';
+import { migrate } from './pg/schema.js';
+import { openSqliteStore } from './sqlite/store.js';
 
 /** The target database holds accounts or scrapers already: nothing was copied, nor its schema changed. */
 export class TargetNotEmpty extends Error {
@@ -152,7 +152,7 @@ async function refuseUnlessEmpty(target: pg.PoolClient): Promise<void> {
 export async function copyToPostgres(dataDir: string, url: string, batchRows = defaultBatchRows): Promise<CopyCounts> {
   const file = path.join(dataDir, 'siphon.db');
   // Brings an older siphon.db to the current schema, as any command opening it does.
-  await new SqliteStore(file, dataDir).close();
+  await openSqliteStore(file, dataDir).close();
   const source = new Database(file, { readonly: true, fileMustExist: true });
   // One connection: the checks, the migration and the copy run one after the other.
   const pool = new StorePool(url, 1);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { SqliteStore } from './sqlite-store.js';
+import { openSqliteStore } from './sqlite/store.js';
 import type { Store } from './types.js';
 
 /** The store's database could not be opened or brought up to date: the message says why, never the URL (it may hold a password). */
@@ -12,11 +12,11 @@ export class StoreUnavailable extends Error {}
  * `connections`: the most a PostgreSQL store holds open (a command needs few, a server more).
  */
 export async function openStore(config: Pick<Config, 'dataDir' | 'databaseUrl'>, connections = 10): Promise<Store> {
-  if (config.databaseUrl === undefined) return new SqliteStore(path.join(config.dataDir, 'siphon.db'));
+  if (config.databaseUrl === undefined) return openSqliteStore(path.join(config.dataDir, 'siphon.db'));
   // Loaded only here: SQLite's users never load the PostgreSQL driver.
-  const { PgStore } = await import('./pg-store.js');
+  const { openPgStore } = await import('./pg/store.js');
   try {
-    return await PgStore.open(config.databaseUrl, config.dataDir, connections);
+    return await openPgStore(config.databaseUrl, config.dataDir, connections);
   } catch (err) {
     // The driver's own words (connect ECONNREFUSED, password authentication failed…), not the 503 they became.
     const reason = err instanceof Error && err.cause instanceof Error ? err.cause : err;

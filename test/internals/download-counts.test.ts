@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Catalog } from '../../src/scrapers/catalog.js';
-import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import type { Account, DownloadRecord, Scraper } from '../../src/store/types.js';
 import { aDownload } from '../helpers/download-record.js';
 import { makeDb, tempDir } from '../helpers/fixture-db.js';
@@ -11,7 +11,7 @@ import { makeDb, tempDir } from '../helpers/fixture-db.js';
 test('a batch of downloads over several scrapers, accounts, keys and UTC days adds up to what count(*) says, batch after batch', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'siphon.db');
-  const store = new SqliteStore(file);
+  const store = openSqliteStore(file);
   const catalog = new Catalog(store, dir);
   const accounts: Account[] = [];
   for (const name of ['alice', 'bob', 'carol']) accounts.push((await catalog.addUser(name)).account);

@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Catalog } from '../../src/scrapers/catalog.js';
-import { SqliteStore } from '../../src/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { openMeta, runCliOk, waitFor } from '../helpers/cli.js';
 import { makeDb, tempDir } from '../helpers/fixture-db.js';
 import { asBeforeKeyDetails } from '../helpers/old-meta.js';
@@ -139,7 +139,7 @@ async function assertShown(expected: ReturnType<typeof countedWithSql>): Promise
 }
 
 before(async () => {
-  const store = new SqliteStore(file);
+  const store = openSqliteStore(file);
   const catalog = new Catalog(store, dataDir);
   for (const name of ['alice', 'bob', 'carol']) keys[name] = (await catalog.addUser(name)).key;
   const db = makeDb(tempDir(), 'd.sqlite', 'create table t (x); insert into t values (1), (2);');

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../../store/types.js';
+import type { DownloadStore, ScraperStore } from '../../store/types.js';
 import { corsHeaders } from '../cors.js';
 import { sendError } from '../send-error.js';
 import { findPublicScraper } from './params.js';
@@ -9,7 +9,7 @@ import { findPublicScraper } from './params.js';
  * plus who has downloaded the data (downloads are public, as on morph.io). No key needed; readable
  * from any origin like the data API.
  */
-export function scraperInfoRoutes(app: FastifyInstance, deps: { store: Store }): void {
+export function scraperInfoRoutes(app: FastifyInstance, deps: { store: ScraperStore & DownloadStore }): void {
   app.get<{ Params: { owner: string; scraper: string } }>('/:owner/:scraper.json', async (request, reply) => {
     try {
       const scraper = await findPublicScraper(deps.store, request.params.owner, request.params.scraper);

@@ -1,5 +1,5 @@
-import type { StorePool } from './pg-pool.js';
-import type { RateDecision, RateLimiter } from '../limits/rate-limiter.js';
+import type { StorePool } from './pool.js';
+import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 
 /** Windows idle this long are deleted, at most once per this long by each node. */
 const sweepMs = 60_000;

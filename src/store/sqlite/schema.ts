@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { storedDataPath } from './data-paths.js';
+import { storedDataPath } from '../data-paths.js';
 
 /** The tables every version has. `if not exists`, so it also runs on files made before versions were kept. */
 const baseSchema = `

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 
 const int8 = 20;
 const date = 1082;

@@ -7,7 +7,7 @@ const maxRetryMs = 5000;
 /**
  * Tells when another node (or a command) may have changed what a cached look-up returns: a
  * connection of its own LISTENs to the notifications the schema's triggers send at each commit
- * (src/store/pg-schema.ts), so every node hears of a revoked key or a publish within milliseconds.
+ * (src/store/pg/schema.ts), so every node hears of a revoked key or a publish within milliseconds.
  *
  * Caching is only safe while that connection listens: `listening` is false until it does and from
  * the moment it is lost, and each of those moments counts as a change too. `generation` increases at

@@ -105,7 +105,7 @@ const migrations: string[] = [
     count integer not null
   );
   -- Every node caches key and scraper look-ups; a change to what they return, by any node or
-  -- command, tells every node to drop them (src/store/pg-changes.ts). A key's last use is not part
+  -- command, tells every node to drop them (src/store/pg/changes.ts). A key's last use is not part
   -- of its look-up, so recording downloads tells nothing.
   create function siphon_notify_change() returns trigger language plpgsql as $$
     begin perform pg_notify('siphon_changes', tg_table_name); return null; end $$;

@@ -1,0 +1,188 @@
+/** What the store keeps and gives back, whatever the engine (src/store/types.ts says what it means). */
+export interface Account {
+  id: number;
+  name: string;
+}
+
+export interface ApiKey {
+  id: number;
+  account: Account;
+  readOnly: boolean;
+  revoked: boolean;
+  /** The web origins (`https://maps.example.org`) it may be used from; null when it is not limited to any. */
+  origins: readonly string[] | null;
+}
+
+/** A key being added, besides its hash: never the key itself. */
+export interface NewKey {
+  /** Its first characters: enough to recognise it in a list, far too few to use it. */
+  prefix: string;
+  /** What it is for, as its owner put it; may be empty. */
+  label: string;
+  readOnly: boolean;
+  /** As in ApiKey; a key with origins is read-only. */
+  origins: readonly string[] | null;
+}
+
+/** A key as the list of its account's keys shows it: never the key or its hash. */
+export interface KeyListing {
+  /** Names the key to revoke it from its account's page; tells nothing about the key itself. */
+  id: number;
+  /** Null for a key made before prefixes were kept. */
+  prefix: string | null;
+  label: string;
+  readOnly: boolean;
+  origins: readonly string[] | null;
+  /** ISO timestamps in UTC. */
+  createdAt: string;
+  /** Its latest download or publish; null when it has not been used. */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+}
+
+/** A table's full-text index: the FTS table that indexes it (`content=` it, or itself). */
+export interface FtsInfo {
+  table: string;
+  /** The indexed table's column the index's rowids are (FTS5's `content_rowid=`); absent: its rowid. */
+  rowid?: string;
+}
+
+/**
+ * A table or view of a data version, described at publish (scrapers/describe-tables.ts). Versions
+ * published before views, `kind` and `fts` were kept list tables only, with neither.
+ */
+export interface TableInfo {
+  name: string;
+  columns: ColumnInfo[];
+  /** Counted once, at publish. */
+  rows: number;
+  /** Absent: a table with a rowid. */
+  kind?: 'view' | 'without-rowid';
+  /** A view with more rows than were counted at publish: `rows` is a lower bound. */
+  rowsCapped?: true;
+  fts?: FtsInfo;
+}
+
+/** What is known about a scraper's current data, taken when it was added or published. */
+export interface DataVersion {
+  /** Absolute path of the SQLite file holding this version (kept relative to the data folder: src/store/data-paths.ts). */
+  file: string;
+  /** Increases by one at each publish. */
+  version: number;
+  tables: TableInfo[];
+  sizeBytes: number;
+  updatedAt: string;
+}
+
+export interface Scraper {
+  id: number;
+  owner: Account;
+  name: string;
+  description: string;
+  isPrivate: boolean;
+  data: DataVersion;
+}
+
+export interface NewScraper {
+  ownerId: number;
+  name: string;
+  description: string;
+  isPrivate: boolean;
+  data: DataVersion;
+}
+
+export interface DownloadRecord {
+  scraperId: number;
+  accountId: number;
+  keyId: number;
+  /** When it ended, as an ISO timestamp in UTC (`toISOString()`): its first 10 characters are its day. */
+  at: string;
+  format: string;
+  query: string | null;
+  status: number;
+  rows: number | null;
+  bytes: number;
+  durationMs: number;
+}
+
+export interface DownloadStats {
+  total: number;
+  by: { owner: string; count: number }[];
+}
+
+/** A scraper as the lists show it: the home and owner pages, `scraper list`. */
+export interface ScraperListing {
+  scraper: Scraper;
+  downloads: number;
+}
+
+export interface ListScrapersOptions {
+  /** Only this owner's scrapers (matched case-insensitively; none for a name holding U+0000). */
+  owner?: string;
+  /** Only scrapers whose owner, name or description contains this text, A–Z matching a–z; `%`, `_` and `\` are plain characters; a text holding U+0000 matches nothing (src/store/nul-text.ts). */
+  search?: string;
+  /** Private scrapers too: for the operator, never for pages. */
+  includePrivate?: boolean;
+  /** At most this many; all when absent. */
+  limit?: number;
+}
+
+/** An account as `user list` shows it. */
+export interface AccountListing {
+  name: string;
+  /** ISO timestamp in UTC. */
+  createdAt: string;
+  /** Keys that work; revoked ones are counted apart. */
+  keys: number;
+  revokedKeys: number;
+  /** Its scrapers, private ones included. */
+  scrapers: number;
+}
+
+/** What `scraper set` changes; what is absent stays as it is. */
+export interface ScraperChanges {
+  description?: string;
+  isPrivate?: boolean;
+}
+
+/** Downloads on one UTC day, `day` as YYYY-MM-DD. */
+export interface DayCount {
+  day: string;
+  count: number;
+}
+
+/** What an account may be created with besides its name. */
+export interface AccountDetails {
+  /** A password hash (src/accounts/passwords.ts); without one the account cannot sign in on the web. */
+  passwordHash?: string;
+  email?: string;
+}
+
+/** A session of a signed-in visitor, as stored: by the hash of its id, never the id. */
+export interface SessionRecord {
+  account: Account;
+  /** ISO timestamps in UTC. */
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** An account's own downloads of one scraper, one entry per UTC day. */
+export interface AccountScraperDownloads {
+  /** Owner and name as they are now; a removed scraper is still listed (the downloads happened). */
+  owner: string;
+  name: string;
+  removed: boolean;
+  total: number;
+  perDay: DayCount[];
+}
+
+/** How far a node's spool of downloads (src/downloads/spool.ts) has been recorded: its first `recorded` entries. */
+export interface SpoolProgress {
+  spool: string;
+  recorded: number;
+}
