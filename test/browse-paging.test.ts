@@ -20,6 +20,13 @@ const { scraper, db, table } = browseScraper(`
     case when x % 7 = 0 then null else 'n' || (x % 5) end, (x * 7919) % 10007 / 3.0, case when x % 2 then '東' else null end from n;
   create index t_a on t (a);
   create view v as select rowid as id, * from t where a is not null;
+  create table m (v, w text collate nocase, i integer);
+  with recursive n(x) as (select 1 union all select x + 1 from n limit 10000)
+  insert into m select
+    case x % 9 when 0 then null when 1 then x % 50 when 2 then (x % 50) * 1.5 when 3 then cast(x % 50 as text)
+      when 4 then 'ß' || (x % 7) when 5 then zeroblob(x % 3) when 6 then '東京' || (x % 5) when 7 then '' else 'Zürich' end,
+    case x % 6 when 0 then 'katoomba' when 1 then 'Katoomba' when 2 then 'KATOOMBA' when 3 then null when 4 then 'Ñuñoa' else 'leura' || (x % 3) end,
+    case x % 5 when 0 then 'n/a' when 1 then null else x % 17 end from n;
   create view slow as with recursive c(x) as (select 1 union all select x + 1 from c limit 50000000) select x from c;`);
 
 let pool: QueryPool;
@@ -95,6 +102,22 @@ test('a token for an older data version, or altered, is refused with the first p
   await assert.rejects(browseTable(pool, scraper, asView, withNext, 'tester'), { code: 'SIPHON_ERR_PAGE_TOKEN_INVALID' });
   const altered = `${page.next!.slice(0, 5)}${page.next![5] === 'A' ? 'B' : 'A'}${page.next!.slice(6)}`;
   assert.throws(() => parseView([...viewParams(view, info), ['_next', altered]], info), { code: 'SIPHON_ERR_PAGE_TOKEN_INVALID' });
+});
+
+test("paging by keyset over mixed types, a NOCASE column and text in an integer column returns every row once, in SQLite's order", async () => {
+  const sorts: [string, string][] = [
+    ['_sort=v', 'v, rowid'],
+    ['_sort_desc=v', 'v desc, rowid desc'],
+    ['_sort=w', 'w, rowid'],
+    ['_sort_desc=w&_sort=i', 'w desc, i, rowid'],
+    ['_sort=i&_sort_desc=v', 'i, v desc, rowid desc'],
+  ];
+  for (const [sort, order] of sorts) {
+    const { keys } = await allPages('m', `${sort}&_size=333`);
+    const expected = (db.prepare(`select rowid from m order by ${order}`).pluck().all() as number[]).map(String);
+    assert.equal(new Set(keys).size, 10_000, `${sort}: every row once`);
+    assert.deepEqual(keys, expected, sort);
+  }
 });
 
 test('a count past its budget is a lower bound, facets past theirs say so, and neither fails the page', async () => {

@@ -120,6 +120,13 @@ test("facets count the selection's values as SQLite groups them, and mark the se
     whole.facets.price!.values.map(({ value, count }) => [value.kind, count]),
     expected.map(({ v, n }) => [v === null ? 'null' : typeof v === 'number' ? 'number' : 'text', n]),
   );
+  // Non-Latin text, values differing only in case, the empty text and NULL: value by value.
+  const bySuburb = await browse(pool, scraper, places, '_facet=suburb&_facet_size=100');
+  const suburbCounts = db.prepare('select suburb as v, count(*) as n from places group by suburb order by n desc, v').all();
+  assert.deepEqual(
+    bySuburb.facets.suburb!.values.map(({ value, count }) => ({ v: value.kind === 'null' ? null : value.text, n: count })),
+    suburbCounts,
+  );
   // Columns with a few distinct values are suggested, those faceted or filtered to one value not.
   assert.ok(whole.suggestedFacets.includes('suburb') && whole.suggestedFacets.includes('note'), whole.suggestedFacets.join());
   assert.ok(!whole.suggestedFacets.includes('price') && !whole.suggestedFacets.includes('id'));
