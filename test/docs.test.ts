@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { formatNames } from '../src/formats/index.js';
 import { generatedParts, withGeneratedParts } from '../src/views/docs-reference.js';
 import { codeBlock, markdownTable, markdownText, renderMarkdown } from '../src/views/markdown.js';
+import { definedErrors } from './helpers/error-definitions.js';
 import { repoRoot } from './helpers/paths.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
@@ -17,11 +18,7 @@ const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 const api = read('docs/api.md');
 const readme = read('README.md');
 
-/** Every error's code and status, read from where they are defined (status is a name when it varies). */
-const allErrors = [...read('src/errors.ts').matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({
-  code: code!,
-  status: status!,
-}));
+const allErrors = definedErrors();
 
 /** Markdown without its fenced code blocks, where nothing is a heading or a link. */
 const outsideCode = (source: string) => source.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
@@ -41,7 +38,7 @@ test('docs/api.md holds what npm run docs writes from the code', () => {
   );
 });
 
-test('every error code of src/errors.ts is in docs/api.md, in a row giving its status', () => {
+test('every error code of src/errors/ is in docs/api.md, in a row giving its status', () => {
   assert.ok(allErrors.length > 20, 'the error definitions were found');
   for (const { code, status } of allErrors) {
     const row = api.split('\n').find((line) => line.includes(`| \`${code}\` |`));

@@ -4,15 +4,13 @@
  * definitions, and the headers pages and assets are sent with. (Browser behaviour: browser-*.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { formatNames } from '../src/formats/index.js';
 import { hashKey } from '../src/keys.js';
 import { readDownloads, waitFor } from './helpers/cli.js';
 import { aDownload } from './helpers/download-record.js';
+import { definedErrors } from './helpers/error-definitions.js';
 import { makeDb } from './helpers/fixture-db.js';
-import { repoRoot } from './helpers/paths.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
@@ -222,12 +220,8 @@ test('without JavaScript the builder renders the URL and examples for what was s
   assert.ok(other.text.includes(`<code id="qb-url">${server.base}/alice/planning/data.json?query=select+*+from+%222%22+limit+10</code>`));
 });
 
-test('/docs and /documentation/api list every error of src/errors.ts with its status', async () => {
-  const source = readFileSync(path.join(repoRoot, 'src', 'errors.ts'), 'utf8');
-  const defined = [...source.matchAll(/make\(\s*'(SIPHON_ERR_\w+)',\s*(\w+)/g)].map(([, code, status]) => ({
-    code: code!,
-    status: status!,
-  }));
+test('/docs and /documentation/api list every error of src/errors/ with its status', async () => {
+  const defined = definedErrors();
   assert.ok(defined.length > 20, 'the error definitions were found');
   for (const p of ['/docs', '/documentation/api']) {
     const { status, text } = await page(p);

@@ -22,7 +22,7 @@ interface ErrorDoc<K extends keyof Factories> {
 }
 
 /**
- * One entry per error in src/errors.ts, typed so that tsc fails when an error is added there without
+ * One entry per error of src/errors.ts, typed so that tsc fails when an error is added there without
  * being documented here: docs/api.md and /docs cannot drift from what the service answers. Codes, statuses
  * and messages are taken from the errors themselves.
  */
@@ -318,7 +318,7 @@ export interface DocumentedError {
   area: Area;
 }
 
-/** Every error, in the order src/errors.ts defines them. */
+/** Every error, in the order src/errors.ts gathers them. */
 export const errorReference: DocumentedError[] = (Object.keys(errors) as (keyof Factories)[]).map((name) => {
   const doc = docs[name] as ErrorDoc<typeof name>;
   const error = (errors[name] as (...args: unknown[]) => SiphonError)(...doc.example);

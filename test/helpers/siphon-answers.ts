@@ -13,7 +13,7 @@ export interface Answer {
 
 /**
  * What is wrong with an error answer, or undefined when it is in Siphon's one shape: a JSON body of
- * exactly `{"error": "<message>"}`, the code of an error defined in src/errors.ts in
+ * exactly `{"error": "<message>"}`, the code of an error defined in src/errors/ in
  * `Siphon-Error-Code` with that error's status, CORS, no-store and nosniff headers.
  */
 export function errorShapeProblem(answer: Answer, method = 'GET'): string | undefined {
