@@ -30,6 +30,7 @@ import { tablePageRoutes } from './routes/table-pages.js';
 import { sendError } from './send-error.js';
 import { webScope } from './web-session.js';
 import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
+import { settleUnreadBody } from './unread-body.js';
 
 export interface ServerDeps {
   config: Config;
@@ -124,9 +125,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, refusalFor(app, request.method, request.url));
   });
-  app.setErrorHandler((err, request, reply) => {
-    // A body left unread is not read just to be thrown away: the connection is closed instead.
-    if (!request.raw.complete) void reply.header('connection', 'close');
+  app.setErrorHandler(async (err, request, reply) => {
+    await settleUnreadBody(request, reply);
     sendError(reply, fromFramework(err, limits));
   });
 

@@ -34,6 +34,7 @@ import type { Params } from '../../utils/query-string.js';
 import { answerError, asSiphonError, sendError } from '../send-error.js';
 import { streamResponse, type StreamOutcome } from '../stream-response.js';
 import { findScraperFor, singleParam } from './params.js';
+import { settleUnreadBody } from '../unread-body.js';
 
 interface DataRoute {
   Params: { owner: string; scraper: string; format?: string };
@@ -135,8 +136,7 @@ export function dataRoutes(
       // Awaited only when there is something to wait for: each await is a turn of the microtask queue.
       query = request.method === 'POST' ? await postParams(request) : request.query;
     } catch (err) {
-      // A body left unread is not read just to be thrown away: the connection is closed instead.
-      if (!request.raw.complete) void reply.header('connection', 'close');
+      await settleUnreadBody(request, reply);
       sendError(reply, err);
       return;
     }

@@ -14,6 +14,7 @@ import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { setMultipartToken, signedIn, visitorOf } from '../web-session.js';
 import { findScraperFor } from './params.js';
+import { settleUnreadBody } from '../unread-body.js';
 
 interface ScraperRoute {
   Params: { owner: string; scraper: string };
@@ -46,9 +47,8 @@ export function ownerScraperRoutes(
 ): void {
   const { config, store, catalog, stopping, bodyFailure } = deps;
 
-  function refused(request: FastifyRequest<ScraperRoute>, reply: FastifyReply, title: string, err: unknown): void {
-    // A body left unread is not read just to be thrown away: the connection is closed instead.
-    if (!request.raw.complete) void reply.header('connection', 'close');
+  async function refused(request: FastifyRequest<ScraperRoute>, reply: FastifyReply, title: string, err: unknown): Promise<void> {
+    await settleUnreadBody(request, reply);
     const error = asSiphonError(err, reply);
     const back = scraperPath(request.params.owner, request.params.scraper);
     sendPage(
@@ -80,7 +80,7 @@ export function ownerScraperRoutes(
       request.log.info({ scraper: `${updated.owner.name}/${updated.name}`, private: updated.isPrivate }, 'scraper changed on the web');
       return reply.redirect(scraperPath(updated.owner.name, updated.name), 303);
     } catch (err) {
-      refused(request, reply, 'Not saved', err);
+      await refused(request, reply, 'Not saved', err);
     }
   });
 
@@ -120,7 +120,7 @@ export function ownerScraperRoutes(
       );
       return reply.redirect(scraperPath(published.owner.name, published.name), 303);
     } catch (err) {
-      refused(request, reply, 'Not published', err);
+      await refused(request, reply, 'Not published', err);
     } finally {
       client.done();
     }

@@ -11,6 +11,7 @@ import { whileClientWaits } from '../client-waits.js';
 import { loggedWhenDone, noteRequest } from '../request-log.js';
 import { sendError } from '../send-error.js';
 import { findScraperFor, singleParam } from './params.js';
+import { settleUnreadBody } from '../unread-body.js';
 
 interface PublishRoute {
   Params: { owner: string; scraper: string };
@@ -94,8 +95,7 @@ export function publishRoutes(
         tables: published.data.tables,
       });
     } catch (err) {
-      // A body left unread is not read just to be thrown away: the connection is closed instead.
-      if (!request.raw.complete) reply.header('connection', 'close');
+      await settleUnreadBody(request, reply);
       sendError(reply, err);
     } finally {
       client.done();
