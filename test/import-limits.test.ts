@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { addUser, listFiles, runCli, runCliOk, waitFor } from './helpers/cli.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { publishRefusals } from './helpers/log-lines.js';
-import { importProcesses } from './helpers/processes.js';
+import { idleNodeAddressSpaceMb, importProcesses } from './helpers/processes.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { endlessImportDb, publishTempFiles, putBody, readVersion, versionDb } from './helpers/upload.js';
 
@@ -22,8 +22,8 @@ function hungryDb(): string {
 }
 
 /**
- * A server whose imports may take 1 s, and one whose imports may take 1024 MB (an idle Node process
- * maps ~730 MB) and the default time: on a machine busy with other tests the hungry import may take
+ * A server whose imports may take 1 s, and one whose imports may take 300 MB more than an idle Node
+ * process maps (its cap is address space) and the default time: on a machine busy with other tests the hungry import may take
  * more than a second to reach its memory limit, and must be stopped by that limit, not the clock.
  */
 let limited: TestServer;
@@ -40,7 +40,7 @@ async function startWithScraper(overrides: Parameters<typeof startServer>[0]): P
 
 before(async () => {
   limited = await startWithScraper({ importTimeoutMs: 1000 });
-  patient = await startWithScraper({ queryMemoryMb: 1024 });
+  patient = await startWithScraper({ queryMemoryMb: (await idleNodeAddressSpaceMb()) + 300 });
 });
 after(async () => {
   await limited.close();

@@ -121,3 +121,14 @@ export function rssOf(pid: number): number {
 export function treeResidentBytes(pid = process.pid): number {
   return rssOf(pid) + childPids(pid).reduce((sum, child) => sum + treeResidentBytes(child), 0);
 }
+
+/**
+ * The address space (MB) of an idle Node process like a query process (glibc's arenas capped as
+ * they are there): ~730 MB on Node 20 and 22, ~1,120 MB on Node 24, whose V8 reserves more at start.
+ * A test's memory cap is this plus what its work may take.
+ */
+export async function idleNodeAddressSpaceMb(): Promise<number> {
+  const script = "process.stdout.write(/VmSize:\\s*(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1])";
+  const ran = await runToEnd(process.execPath, ['-e', script], { env: { ...process.env, MALLOC_ARENA_MAX: '2' } });
+  return Math.ceil(Number(ran.stdout) / 1024);
+}
