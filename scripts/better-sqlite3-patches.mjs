@@ -2,10 +2,10 @@
  * Changes to better-sqlite3's C++ source, made by build-sqlite.mjs before it builds the module
  * (docs/design.md, Decisions). Each gives Node 20 what better-sqlite3 12.11.1 already does on Node 22
  * and later, in its `NODE_MODULE_VERSION >= 127` branches (which need V8's LocalVector, not in Node
- * 20): a row, and the rows of `all()`, made as one array from their values, where the Node 20 branch
- * adds them one element at a time through `Object::Set`, V8's slowest way in (a fifth of a query
- * process's CPU in a json export, measured). The values themselves, their
- * types and their order are made as before.
+ * 20), and is made on Node 20 only: a row, and the rows of `all()`, made as one array from their
+ * values, where the Node 20 branch adds them one element at a time through `Object::Set`, V8's
+ * slowest way in (a fifth of a query process's CPU in a json export, measured). The values
+ * themselves, their types and their order are made as before.
  *
  * Plain Node, no TypeScript: it runs before the build.
  */
@@ -130,12 +130,18 @@ export const patches = [
   },
 ];
 
+/** Node 22's NODE_MODULE_VERSION: from it on, better-sqlite3 makes rows whole itself. */
+const wholeRowsFrom = 127;
+
+/** The changes the running Node needs: all of them on Node 20, none on Node 22 and later. */
+export const neededPatches = Number(process.versions.modules) < wholeRowsFrom ? patches : [];
+
 /**
- * Makes every change not made yet. Throws, naming it, when a file holds neither its text nor ours:
+ * Makes every change (by default, those the running Node needs) not made yet. Throws, naming it, when a file holds neither its text nor ours:
  * a better-sqlite3 other than the one these were written against.
  */
-export function applyPatches(moduleDir) {
-  for (const p of patches) {
+export function applyPatches(moduleDir, changes = neededPatches) {
+  for (const p of changes) {
     const file = path.join(moduleDir, p.file);
     const source = readFileSync(file, 'utf8');
     if (source.includes(p.after)) continue;

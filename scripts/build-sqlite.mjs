@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * postinstall: makes sure better-sqlite3's SQLite is built with Siphon's options, and the module
- * from its source with Siphon's changes (better-sqlite3-patches.mjs; docs/design.md, Decisions).
+ * from its source with Siphon's changes where the running Node needs them (better-sqlite3-patches.mjs,
+ * Node 20 only; docs/design.md, Decisions).
  *
  * better-sqlite3 compiles its bundled SQLite with the options of its deps/defines.gypi, which include
  * SQLITE_DQS=0 (a double-quoted word is never a string). morph.io's clients write string literals in
@@ -22,7 +23,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applyPatches, patches } from './better-sqlite3-patches.mjs';
+import { applyPatches, neededPatches } from './better-sqlite3-patches.mjs';
 
 /** Our options, over better-sqlite3's. */
 const options = {
@@ -64,7 +65,7 @@ function unbuiltPatches() {
   } catch {
     // No stamp: not built here, or not since the changes.
   }
-  return patches.filter((p) => !inStamp.includes(stamped(p))).map((p) => p.name);
+  return neededPatches.filter((p) => !inStamp.includes(stamped(p))).map((p) => p.name);
 }
 
 /** What the installed module lacks: our options and our changes. */
@@ -112,7 +113,7 @@ function rebuild(amalgamationDir) {
 }
 
 /** What the script makes sure of, as it says it. */
-const built = [...wanted, ...patches.map((p) => p.name)].join(', ');
+const built = [...wanted, ...neededPatches.map((p) => p.name)].join(', ');
 
 const fail = (message) => {
   process.stderr.write(`\nsiphon: ${message}\n`);
@@ -141,7 +142,7 @@ if (process.argv.includes('--check')) {
     rmSync(dir, { recursive: true, force: true });
   }
   if (!ok) fail('building better-sqlite3 from source failed (see above). A C++ compiler, make and python3 are needed.');
-  writeFileSync(stampFile, `${JSON.stringify({ patches: patches.map(stamped) })}\n`);
+  writeFileSync(stampFile, `${JSON.stringify({ patches: neededPatches.map(stamped) })}\n`);
   const after = lacking();
   if (after.length > 0) fail(`better-sqlite3 was rebuilt but still lacks ${after.join(', ')}.`);
   console.log(`siphon: better-sqlite3 now has ${built}`);

@@ -1,8 +1,8 @@
 /**
  * The installed better-sqlite3 has Siphon's SQLite options (scripts/build-sqlite.mjs): without them
  * morph.io's double-quoted strings fail, and ATTACH is stopped only by Siphon's own checks. And it
- * was built from its source with Siphon's changes (scripts/better-sqlite3-patches.mjs), which make
- * the same rows faster.
+ * was built from its source with Siphon's changes where its Node needs them (scripts/better-sqlite3-patches.mjs,
+ * Node 20), which make the same rows faster.
  */
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
@@ -22,9 +22,12 @@ interface SourcePatch {
   after: string;
 }
 /** The install script's changes to better-sqlite3's source (plain JavaScript, outside the TypeScript build). */
-const { patches, applyPatches } = (await import(pathToFileURL(path.join(repoRoot, 'scripts', 'better-sqlite3-patches.mjs')).href)) as {
+const { patches, neededPatches, applyPatches } = (await import(
+  pathToFileURL(path.join(repoRoot, 'scripts', 'better-sqlite3-patches.mjs')).href
+)) as {
   patches: SourcePatch[];
-  applyPatches: (moduleDir: string) => void;
+  neededPatches: SourcePatch[];
+  applyPatches: (moduleDir: string, changes: SourcePatch[]) => void;
 };
 
 const dir = tempDir();
@@ -70,10 +73,11 @@ test('the server checks the same options at start, and names the ones a build la
   );
 });
 
-test('the installed module was built from its source with every change, as the install script checks by its stamp', () => {
+test('the installed module was built from its source with every change its Node needs (all on Node 20, none from 22), as the install script checks by its stamp', () => {
+  assert.deepEqual(neededPatches, Number(process.versions.modules) < 127 ? patches : []);
   const check = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-sqlite.mjs'), '--check'], { encoding: 'utf8' });
   assert.equal(check.status, 0, check.stderr);
-  for (const p of patches) assert.ok(check.stdout.includes(p.name), check.stdout);
+  for (const p of patches) assert.equal(check.stdout.includes(p.name), neededPatches.includes(p), check.stdout);
 });
 
 test('a change is made once, and one whose code is not there any more stops the install, named', () => {
@@ -100,12 +104,15 @@ test('a change is made once, and one whose code is not there any more stops the 
       );
   };
   write((p) => p.before);
-  applyPatches(moduleDir);
+  applyPatches(moduleDir, patches);
   assertChanged();
-  applyPatches(moduleDir); // again: nothing changes
+  applyPatches(moduleDir, patches); // again: nothing changes
   assertChanged();
   write(() => 'something else');
-  assert.throws(() => applyPatches(moduleDir), new RegExp(`no longer holds the code of "${patches[0]!.name.replace(/[()]/g, '\\$&')}"`));
+  assert.throws(
+    () => applyPatches(moduleDir, patches),
+    new RegExp(`no longer holds the code of "${patches[0]!.name.replace(/[()]/g, '\\$&')}"`),
+  );
 });
 
 test('rows and columns are what they were: every type, in column order, one at a time, all at once, raw or as objects', () => {
