@@ -12,7 +12,7 @@ import { generatedParts, withGeneratedParts } from '../src/views/docs-reference.
 import { codeBlock, markdownTable, markdownText, renderMarkdown } from '../src/views/markdown.js';
 import { definedErrors } from './helpers/error-definitions.js';
 import { repoRoot } from './helpers/paths.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { buildApp, type TestApp } from './helpers/app.js';
 
 const read = (file: string) => readFileSync(path.join(repoRoot, file), 'utf8');
 const api = read('docs/api.md');
@@ -23,11 +23,12 @@ const allErrors = definedErrors();
 /** Markdown without its fenced code blocks, where nothing is a heading or a link. */
 const outsideCode = (source: string) => source.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, '');
 
-let server: TestServer;
+// The documents run no query: the service without processes serves them.
+let service: TestApp;
 before(async () => {
-  server = await startServer({ queryTimeoutMs: 7000 });
+  service = await buildApp();
 });
-after(() => server.close());
+after(() => service.close());
 
 test('docs/api.md holds what npm run docs writes from the code', () => {
   const regenerated = withGeneratedParts(api, generatedParts());
@@ -113,9 +114,9 @@ test('/docs and /documentation/api show docs/api.md: its title, every heading an
   assert.ok(headings.length > 20, 'the headings were found');
   const codes = new Set(api.match(/SIPHON_ERR_\w+/g));
   for (const p of ['/docs', '/documentation/api']) {
-    const res = await fetch(`${server.base}${p}`);
-    assert.equal(res.status, 200, p);
-    const page = await res.text();
+    const res = await service.app.inject({ url: p });
+    assert.equal(res.statusCode, 200, p);
+    const page = res.body;
     const shown = [...page.matchAll(/<h([1-6])(?: id="[^"]*")?>([\s\S]*?)<\/h\1>/g)].map(([, depth, inner]) => `${depth} ${plain(inner!)}`);
     for (const h of headings) assert.ok(shown.includes(`${h.depth} ${h.text}`), `${p} lacks the heading "${h.text}" (h${h.depth})`);
     for (const code of codes) assert.ok(page.includes(code), `${p} lacks ${code}`);

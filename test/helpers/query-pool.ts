@@ -8,8 +8,8 @@ import { tempDir } from './fixture-db.js';
 /** One SQLite step that never ends: only killing its process stops it. */
 export const runaway = 'with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c';
 
-/** A pool of `size` processes under the service's limits, nothing split, queries waiting a minute at most. */
-export function startPool(size: number, { startingAtOnce = size, keyConcurrency = 2 } = {}): QueryPool {
+/** A pool of `size` processes under the service's limits, nothing split, queries waiting a minute at most unless told. */
+export function startPool(size: number, { startingAtOnce = size, keyConcurrency = 2, queueTimeoutMs = 60_000 } = {}): QueryPool {
   return new QueryPool({
     size,
     longQueries: size,
@@ -18,7 +18,7 @@ export function startPool(size: number, { startingAtOnce = size, keyConcurrency 
     tempMb: defaults.queryTempMb,
     diskReserveBytes: defaults.diskReserveBytes,
     tempDir: path.join(tempDir(), 'tmp'),
-    queue: { keyConcurrency, keyQueue: 16, queueLimit: 200, queueTimeoutMs: 60_000 },
+    queue: { keyConcurrency, keyQueue: 16, queueLimit: 200, queueTimeoutMs },
     spoolResponseMb: 16,
     spoolTotalMb: 64,
     rowsPerRange: 0,

@@ -1,0 +1,70 @@
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { configWith, type Config } from '../../src/config.js';
+import { DownloadRecorder } from '../../src/downloads/recorder.js';
+import { buildServer } from '../../src/http/server.js';
+import { createLog } from '../../src/log/logger.js';
+import { TablePreviews } from '../../src/previews/table-previews.js';
+import { Catalog } from '../../src/scrapers/catalog.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/types.js';
+import { tempDir } from './fixture-db.js';
+import { startPool } from './query-pool.js';
+
+export interface TestApp {
+  /** Siphon's HTTP service, built but not listening: requests go through `app.inject()`. */
+  app: FastifyInstance;
+  dataDir: string;
+  config: Config;
+  store: Store;
+  catalog: Catalog;
+  /** Everything the service logged so far, one JSON line each. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Siphon's HTTP service in this process, on a data folder and siphon.db of its own, with no port and
+ * no query process: for requests whose answer never runs a query (pages with no data, docs, health,
+ * preflights, refusals before any SQL runs), which it answers in a few milliseconds where a real
+ * server (server.ts) costs a second of process starts. A query sent to it waits for a process that
+ * never comes and is refused 503 when its queue time is up, so a test that needs one fails loudly.
+ */
+export async function buildApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const config = configWith({ logLevel: 'info', rateLimitPerMinute: 0, pagesPerMinute: 0, ...overrides, dataDir });
+  const store = await openStore({ dataDir });
+  let logText = '';
+  const logStream = new PassThrough().on('data', (chunk: Buffer) => (logText += chunk.toString()));
+  const log = createLog({ level: config.logLevel, format: 'json', stream: logStream });
+  // Without processes: a query that comes waits a second, then is refused.
+  const [pool, pagesPool] = [startPool(0, { queueTimeoutMs: 1000 }), startPool(0, { queueTimeoutMs: 1000 })];
+  const recorder = new DownloadRecorder(store, { maxPending: config.maxPendingDownloads, log: log.logger });
+  const stopping = new AbortController();
+  const app = buildServer({
+    config,
+    store,
+    pool,
+    pagesPool,
+    previews: new TablePreviews(pagesPool),
+    recorder,
+    stopping: stopping.signal,
+    log,
+  });
+  await app.ready();
+  return {
+    app,
+    dataDir,
+    config,
+    store,
+    catalog: new Catalog(store, dataDir),
+    logs: () => logText,
+    async close() {
+      stopping.abort();
+      await app.close();
+      await recorder.close();
+      await Promise.all([pool.close(), pagesPool.close()]);
+      await store.close();
+    },
+  };
+}
