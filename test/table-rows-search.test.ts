@@ -36,7 +36,9 @@ before(async () => {
        (7, 'Meeting', 'meeting meeting council', null);
      create virtual table notices_fts using fts5(title, body, content='notices', content_rowid='id');
      insert into notices_fts(notices_fts) values ('rebuild');
-     create table plain (x text); insert into plain values ('council');`,
+     create table plain (x text); insert into plain values ('council');
+     create table big (v text);
+     insert into big select printf('%.*c', 1048576, char(64 + x)) from (select 1 as x union all select 1 union all select 2 union all select 3);`,
   );
   await server.catalog.addScraper('alice/notices', file, { isPrivate: false, description: '' });
 });
@@ -122,6 +124,48 @@ test('text past 1,000 characters is cut on the table page, whole on the row page
   );
   const csv = (await get(`${notices}.csv?id=6&_col=body`, true)).text;
   assert.equal(csv, `body\n${texts[6]}\n`);
+});
+
+test('facet values past 1,000 characters are counted whole and given cut, with no link, on the page and the twin', async () => {
+  const page = (await get(`${notices}?id__gte=4&id__lte=6&_facet=body`)).text;
+  assert.match(
+    page,
+    new RegExp(`<li><a href="[^"]*" title="Keep only the rows with this value">${texts[4]}</a> <span class="count">1</span></li>`),
+  );
+  for (const id of [5, 6]) {
+    const cut = [...texts[id]!].slice(0, 1000).join('');
+    assert.ok(page.includes(`<li class="cut">${cut}<span class="cut-mark">…</span> <span class="count">1</span></li>`), String(id));
+  }
+  const twin = JSON.parse((await get(`${notices}.json?id__gte=4&id__lte=6&_facet=body`, true)).text) as {
+    facets: { body: { values: { value: string; count: number; cut: boolean; toggle_url: string | null }[] } };
+  };
+  // All three start with the same 1,000 characters: counted apart, only the whole one linked.
+  assert.deepEqual(
+    twin.facets.body.values.map((v) => [v.value === texts[4], v.count, v.cut, v.toggle_url === null]),
+    [
+      [true, 1, false, false],
+      [true, 1, true, true],
+      [true, 1, true, true],
+    ],
+  );
+  // A facet of 1 MB values: a page of a few KB, the counts of the whole values.
+  const big = tablePath('alice', 'notices', 'big');
+  for (let load = 0; load < 2; load++) {
+    const res = await get(`${big}?_facet=v&_col=v`);
+    assert.equal(res.status, 200);
+    assert.ok(res.text.length < 100_000, `${res.text.length} characters`);
+  }
+  const bigTwin = JSON.parse((await get(`${big}.json?_facet=v&_size=1`, true)).text) as {
+    facets: { v: { values: { value: string; count: number }[]; timed_out: boolean } };
+  };
+  assert.deepEqual(
+    bigTwin.facets.v.values.map((v) => [v.value.length, v.value[0], v.count]),
+    [
+      [1000, 'A', 2],
+      [1000, 'B', 1],
+      [1000, 'C', 1],
+    ],
+  );
 });
 
 test('a row page and its twin: every value whole, NULL said, only web addresses linked', async () => {

@@ -154,11 +154,16 @@ export function countStatement(table: TableInfo, view: TableView, limit: number 
   return { sql, params };
 }
 
-/** A column's most frequent values in the view, `size + 1` at most (one more says there are more). */
-export function facetStatement(table: TableInfo, view: TableView, column: string, size: number): Statement {
+/**
+ * A column's most frequent values in the view, `size + 1` at most (one more says there are more),
+ * each value longer than `maxChars` as its first `maxChars + 1` characters (counted whole, shown
+ * cut). In a subquery of its own names, so that no column's name can stand for a result's alias.
+ */
+export function facetStatement(table: TableInfo, view: TableView, column: string, size: number, maxChars: number): Statement {
   const params: QueryParam[] = [];
   const c = quoteIdentifier(column);
-  const sql = `select ${c} as v, count(*) as n from ${quoteIdentifier(table.name)}${where(whereSql(table, view, params))} group by ${c} order by n desc, v limit ?`;
+  const groups = `select ${c} as g, ${shownValue(column, maxChars)} as v, count(*) as n from ${quoteIdentifier(table.name)}${where(whereSql(table, view, params))} group by ${c}`;
+  const sql = `select v, n from (${groups}) order by n desc, g limit ?`;
   params.push(size + 1);
   return { sql, params };
 }

@@ -7,13 +7,15 @@
  * time to start. At most `maxBackgroundFacets` go on so at once in this process (each holds a query
  * process while it runs): past that, a facet out of time is stopped, or not started, as before.
  */
-import { cellText, type Cell } from './cells.js';
+import { cellText, cutCell, type Cell } from './cells.js';
 import { facetStatement } from './compile.js';
 import { cachedResult, keepResult, resultKey } from './results-cache.js';
 import { runStatement, type ViewRun } from './run.js';
 
 /** A few: enough for one page's facets, few enough that they never hold a pool's processes for long. */
 export const maxBackgroundFacets = 4;
+/** A longer value is given cut (and marked so), as the table page cuts cells: a facet of 1 MB values stays small. */
+export const maxFacetValueChars = 1000;
 
 /** What a facet's statement found, kept for the next view of the same selection. */
 export interface FacetRows {
@@ -28,9 +30,16 @@ let background = 0;
 /** The promise's value, or `late` if `deadline` (a `performance.now()` time) comes first. */
 async function settleBy<T>(promise: Promise<T>, deadline: number): Promise<T | typeof late> {
   let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<typeof late>(
-    (resolve) => (timer = setTimeout(() => resolve(late), Math.max(0, deadline - performance.now()))),
-  );
+  // A timer may fire a fraction of a millisecond early: the page would then start its suggestions
+  // with no time left (and stop them at once), so it is armed again until the deadline has passed.
+  const timeUp = new Promise<typeof late>((resolve) => {
+    const check = () => {
+      const left = deadline - performance.now();
+      if (left <= 0) resolve(late);
+      else timer = setTimeout(check, left);
+    };
+    check();
+  });
   try {
     return await Promise.race([promise, timeUp]);
   } finally {
@@ -43,14 +52,16 @@ const late = Symbol('late');
 function start(run: ViewRun, column: string, key: string, stop?: AbortSignal): Promise<FacetRows> {
   const { pool, scraper, table, view, laneKey } = run;
   const size = view.facetSize;
-  const rows = runStatement(pool, scraper, facetStatement(table, view, column, size), ['v', 'n'], laneKey, { signal: stop }).then(
-    (found) => {
-      const values = found!.slice(0, size).map(([value, count]) => ({ value: value!, count: Number(cellText(count!)) }));
-      const kept = { values, truncated: found!.length > size };
-      keepResult(key, kept);
-      return kept;
-    },
-  );
+  const statement = facetStatement(table, view, column, size, maxFacetValueChars);
+  const rows = runStatement(pool, scraper, statement, ['v', 'n'], laneKey, { signal: stop }).then((found) => {
+    const values = found!.slice(0, size).map(([value, count]) => ({
+      value: cutCell(value!, maxFacetValueChars),
+      count: Number(cellText(count!)),
+    }));
+    const kept = { values, truncated: found!.length > size };
+    keepResult(key, kept);
+    return kept;
+  });
   const settled = rows.catch(() => undefined);
   running.set(key, settled);
   void settled.then(() => running.delete(key));

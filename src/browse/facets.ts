@@ -23,10 +23,11 @@ function facetResult(view: TableView, column: string, kept: FacetRows): FacetRes
   const exact = new Set(view.filters.filter((f) => f.column === column && f.op === 'exact').map((f) => f.value));
   const nullSelected = view.filters.some((f) => f.column === column && f.op === 'isnull');
   return {
-    values: kept.values.map(({ value, count }) => {
-      const text = cellText(value);
-      return { value, count, selected: text === undefined ? nullSelected : exact.has(text) };
-    }),
+    values: kept.values.map(({ value, count }) => ({
+      value,
+      count,
+      selected: value.kind === 'null' ? nullSelected : value.cut !== true && exact.has(value.text),
+    })),
     truncated: kept.truncated,
     timedOut: false,
   };

@@ -29,12 +29,11 @@ function facetsJson(scraper: Scraper, table: TableInfo, view: TableView, page: B
   return `{${facets
     .map((column) => {
       const facet = page.facets[column]!;
-      const values = facet.values.map(
-        (v) =>
-          `{"value":${jsonCell(v.value)},"count":${v.count},"selected":${v.selected},"toggle_url":${jsonString(
-            viewHref(scraper, table, toggledFilter(view, facetFilter(column, v.value)), '.json'),
-          )}}`,
-      );
+      const values = facet.values.map((v) => {
+        const cut = v.value.kind !== 'null' && v.value.cut === true;
+        const toggle = cut ? 'null' : jsonString(viewHref(scraper, table, toggledFilter(view, facetFilter(column, v.value)), '.json'));
+        return `{"value":${jsonCell(v.value)},"count":${v.count},"selected":${v.selected},"cut":${cut},"toggle_url":${toggle}}`;
+      });
       return `${jsonString(column)}:{"values":${jsonList(values)},"truncated":${facet.truncated},"timed_out":${facet.timedOut}}`;
     })
     .join(',')}}`;

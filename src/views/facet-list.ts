@@ -28,6 +28,10 @@ ${facet.values.map((v) => {
       : v.value.text === ''
         ? html`<span class="empty-text">(empty text)</span>`
         : v.value.text;
+  // A cut value cannot be filtered by from here: its link would hold only its start.
+  if (v.value.kind !== 'null' && v.value.cut) {
+    return html`<li class="cut">${label}<span class="cut-mark">…</span> <span class="count">${count(v.count)}</span></li>\n`;
+  }
   const title = v.selected ? 'Remove this filter' : 'Keep only the rows with this value';
   return html`<li${v.selected ? html` class="selected"` : ''}><a href="${href(toggledFilter(view, facetFilter(column, v.value)))}" title="${title}"${v.selected ? html` aria-current="true"` : ''}>${v.selected ? html`<span class="tick" aria-hidden="true">✓ </span>` : ''}${label}</a> <span class="count">${count(v.count)}</span></li>\n`;
 })}</ul>
