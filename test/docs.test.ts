@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { filterOps } from '../src/browse/filters.js';
+import { reservedNames } from '../src/browse/view-bounds.js';
 import { formatNames } from '../src/formats/index.js';
 import { generatedParts, withGeneratedParts } from '../src/views/docs-reference.js';
 import { codeBlock, markdownTable, markdownText, renderMarkdown } from '../src/views/markdown.js';
@@ -57,6 +59,19 @@ test('every error code of src/errors/ is in docs/api.md, in a row giving its sta
 
 test('every format is in the formats table of docs/api.md', () => {
   for (const name of formatNames) assert.match(api, new RegExp(`^\\| \`${name}\` \\|`, 'm'), `${name} is not in the formats table`);
+});
+
+test('every parameter of a table view and every filter operator is in docs/api.md and docs/pages.md, with an example', () => {
+  const api = read('docs/api.md');
+  const pages = read('docs/pages.md');
+  for (const name of reservedNames) {
+    assert.ok(api.includes(`\`${name}=`), `${name} in api.md`);
+    assert.ok(pages.includes(`\`${name}=`), `${name} in pages.md`);
+  }
+  for (const op of filterOps) {
+    assert.match(api, new RegExp(`^\\| \`${op}\` \\| .* \\| \`[^\`]+__${op}=[^\`]*\``, 'm'), `${op}'s row in api.md`);
+    assert.ok(pages.includes(`\`${op}\``), `${op} in pages.md`);
+  }
 });
 
 test('the README gives the two commands and points to every document', () => {
