@@ -110,15 +110,22 @@ test('a record logged while a write to stdout is held up is written once it can 
       `const { createLog } = await import(${JSON.stringify(logger)});
       const { logger } = createLog({ level: 'info', format: 'json' });
       logger.info({ big: 'x'.repeat(256 * 1024) }, 'first');
-      setTimeout(() => logger.info('second'), 150);
+      // The scenario's own times: 'second' comes while that write waits, then several flush ticks
+      // (every 100 ms) find the write still under way; only then does the process say so on stderr.
+      setTimeout(() => {
+        logger.info('second');
+        setTimeout(() => process.stderr.write('held\\n'), 500);
+      }, 150);
       setInterval(() => {}, 1000);`,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   t.after(() => child.kill('SIGKILL'));
   child.stdout.pause();
-  // Not read for a while: the first write is under way the whole time, across several flush ticks.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // Not read until the process has logged 'second' and let the flush ticks pass, however long it takes to get there.
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  await waitFor(() => stderr.includes('held'), 30_000);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => {
     out += s;
