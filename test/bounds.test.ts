@@ -5,6 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { errorForQuery, QueryFailed } from '../src/errors.js';
+import { startingMs } from '../src/pool/slot.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { addBigScraper, addTinyScraper, dataUrl, startServer, type TestServer } from './helpers/server.js';
 import { runCli, waitFor } from './helpers/cli.js';
@@ -64,10 +65,11 @@ test('a full queue answers 503 at once; a query waiting past the queue timeout g
     const at = (k: string, query: string) => dataUrl(busy.base, 'a/n', 'json', { key: k, query });
     const running = fetch(at(keys[0]!, runaway));
     await waitFor(() => busy.pool.stats().busy === 1, 5000);
-    // Once the runaway no longer counts as just started (20 ms), nothing is sent ahead to its
+    // Once the runaway no longer counts as just started (`startingMs`), nothing is sent ahead to its
     // process: the next query waits in the queue itself, which is then full. (Sent ahead, it would
-    // leave the queue empty for the third, as it did once in CI.)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // leave the queue empty for the third, as it did once in CI.) The condition is time itself
+    // passing on this process's clock, from before the runaway was seen busy: twice that is past it.
+    await new Promise((resolve) => setTimeout(resolve, 2 * startingMs));
     const waiting = fetch(at(keys[1]!, 'select 1'));
     await waitFor(() => busy.pool.stats().waiting === 1, 5000);
     assert.equal(busy.pool.stats().sentAhead, 0);
@@ -100,7 +102,7 @@ test('a response still going after --max-response-seconds is cut short, and its 
   res.on('data', (c: Buffer) => {
     bytes += c.length;
     res.pause();
-    setTimeout(() => res.resume(), 50);
+    setTimeout(() => res.resume(), 50); // slow on purpose: this client is what the test is about
   });
   const complete = await new Promise<boolean>((resolve) => {
     res.on('end', () => resolve(res.complete));

@@ -68,7 +68,7 @@ function get(format: string, query: string, coding: 'identity' | 'gzip' | 'br', 
           if (slow && sinceRest > 256 * 1024) {
             sinceRest = 0;
             res.pause();
-            setTimeout(() => res.resume(), 40);
+            setTimeout(() => res.resume(), 40); // a slow reader on purpose: what the test is about
           }
         });
         res.on('error', reject);
