@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { errors } from '../errors.js';
 import { hashKey } from '../keys.js';
 import type { AccountStore, ApiKey } from '../store/types.js';
-import { checkKeyOrigin } from './key-origin.js';
 
 /** The key from `X-API-Key` or `Authorization: Bearer`; undefined when neither header is sent. */
 function headerKey(headers: IncomingHttpHeaders): string | undefined {
@@ -13,10 +12,10 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
- * Finds the caller's key, and checks it may be used from where the call comes from (a key limited
- * to some web origins: key-origin.ts). A header wins over the `key` parameter, as on morph.io: a bad
- * header key is refused even when the parameter holds a good one. The lookup is by hash, so the
- * comparison leaks nothing about stored keys through timing.
+ * Finds the caller's key; where it may be used from is the next step's (key-origin.ts). A header
+ * wins over the `key` parameter, as on morph.io: a bad header key is refused even when the
+ * parameter holds a good one. The lookup is by hash, so the comparison leaks nothing about stored
+ * keys through timing.
  */
 export async function authenticate(headers: IncomingHttpHeaders, keyParam: string | undefined, store: AccountStore): Promise<ApiKey> {
   const key = headerKey(headers) ?? keyParam;
@@ -25,6 +24,5 @@ export async function authenticate(headers: IncomingHttpHeaders, keyParam: strin
   const found = await store.findKey(hashKey(key));
   if (!found) throw errors.keyInvalid();
   if (found.revoked) throw errors.keyRevoked();
-  checkKeyOrigin(found, headers);
   return found;
 }

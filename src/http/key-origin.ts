@@ -34,21 +34,17 @@ function allowedOrigin(key: ApiKey, headers: IncomingHttpHeaders): string {
   throw errors.keyOrigin(sent);
 }
 
-/** Throws 403 when `key` may not be used from where the call comes from. Part of authentication. */
-export function checkKeyOrigin(key: ApiKey, headers: IncomingHttpHeaders): void {
-  allowedOrigin(key, headers);
-}
-
 /**
- * The CORS headers of an answer to a call made with `key` (known to be allowed from where it comes):
- * a key limited to origins names the caller's, and the answer varies with Origin; any other key's
- * answers allow every origin.
+ * The key's origin step, the one place a call's origin is checked: throws 403 when `key` may not be
+ * used from where the call comes from; otherwise the CORS headers of its answers. A key limited to
+ * origins names the caller's, and the answer varies with Origin; any other key's answers allow every
+ * origin.
  */
-export function keyCorsHeaders(key: ApiKey, headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function admitOrigin(key: ApiKey, headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const origin = allowedOrigin(key, headers);
   const cors: OutgoingHttpHeaders = Object.assign({}, corsHeaders);
   if (origin === '*') return cors;
-  // Added to a copy, not in a literal after a spread: that form is V8's slow path (see routes/data.ts).
+  // Added to a copy, not in a literal after a spread: that form is V8's slow path (see data-headers.ts).
   cors['access-control-allow-origin'] = origin;
   cors.vary = 'Origin';
   return cors;

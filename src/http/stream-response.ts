@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { CodedBody } from '../pool/coded-body.js';
 
 export type StreamOutcome =
@@ -56,151 +56,181 @@ export function streamResponse(
   limits: StreamLimits,
   beforeEnd?: BeforeEnd,
 ): Promise<StreamOutcome> {
-  const { idleTimeoutMs, maxResponseMs } = limits;
-  const { stream: body, sent } = coded;
-  return new Promise((resolve) => {
-    const res = reply.raw;
-    let started = false;
-    let settled = false;
-    let bytes = 0;
-    /**
-     * A small first chunk of an uncompressed body waits for one turn of the event loop: when the end
-     * comes with it (a small query's whole answer arrives in one read), the response is one write with
-     * a `Content-Length` rather than a chunked header, body and end. Bodies compressed as they are
-     * sent stay chunked. A HEAD sends its headers at the first chunk.
-     */
-    const mayHold = !coded.compressedAsSent && request.method !== 'HEAD';
-    let held: Buffer | undefined;
-    let idleTimer: NodeJS.Timeout | undefined;
-    let lifetime: NodeJS.Timeout | undefined;
+  return new ResponseStream(request, reply, coded, headers, limits, beforeEnd).outcome;
+}
 
-    const settle = (outcome: StreamOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearInterval(idleTimer);
-      clearTimeout(lifetime);
-      body.off('data', count).off('data', onData).off('end', onEnd).off('error', onError);
-      // A stream destroyed after this point has no one left to tell.
-      body.on('error', () => {});
-      body.destroy(); // finished, or abandoned: either way what made it (a query, a compressor's zlib memory) can go now
-      res.off('close', onClose);
-      resolve(outcome);
-    };
-    const cut = (reason: CutReason, error?: Error) => {
-      settle({ kind: 'cut', bytes, error, reason });
-      res.destroy();
-    };
-    /** Counted from the first byte: before it, the queue and query time limits bound the wait. */
-    const limitLifetime = () => {
-      lifetime = setTimeout(() => cut('too-long'), maxResponseMs);
-    };
-    /** Writes the headers; with `length`, the whole body's (it is sent in one write, not chunked). */
-    const start = (length?: number) => {
-      started = true;
-      // A whole body's lifetime is limited once written, and only if the kernel has not taken it all.
-      if (length === undefined) limitLifetime();
-      reply.hijack();
-      if (length !== undefined) headers['content-length'] = length;
-      res.writeHead(200, headers);
-      if (request.method === 'HEAD') {
-        // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
-        const kept = beforeEnd?.(0);
-        settle({ kind: 'complete', bytes: 0 });
-        afterKept(kept, () => res.end());
+/**
+ * Calls `onIdle` once the client has taken nothing for `idleMs`: what the socket still holds for
+ * the kernel has to shrink at least once per idle period. (socket.bytesWritten would not do: it
+ * counts queued bytes as written.) The interval it returns is the watch, cleared to stop it.
+ */
+function watchIdle(res: ServerResponse, idleMs: number, onIdle: () => void): NodeJS.Timeout {
+  let lastQueued = res.socket?.writableLength ?? 0;
+  let lastProgress = Date.now();
+  return setInterval(
+    () => {
+      const queued = res.socket?.writableLength ?? 0;
+      if (queued !== lastQueued) {
+        lastQueued = queued;
+        lastProgress = Date.now();
+      } else if (Date.now() - lastProgress >= idleMs) {
+        onIdle();
       }
-    };
-    /** Ends the response once `kept` (beforeEnd's promise) is, unless it was cut meanwhile. */
-    const afterKept = (kept: Promise<void> | undefined, end: () => void) => {
-      if (!kept) end();
-      else void kept.then(() => (res.destroyed ? undefined : end()));
-    };
-    const count = (chunk: Buffer) => {
-      bytes += chunk.length;
-    };
-    const onData = (chunk: Buffer) => {
-      if (!started && mayHold && held === undefined && chunk.length <= wholeBodyBytes) {
-        held = chunk;
-        setImmediate(sendHeld);
-        return;
-      }
-      if (!started) start();
-      if (settled) return;
-      if (held) {
-        const first = held;
-        res.write(first, () => sent(first)); // the write after it says whether to wait
-        held = undefined;
-      }
-      write(chunk);
-    };
-    // Nothing more came before the event loop turned: the body is streamed from here on.
-    const sendHeld = () => {
-      if (started || settled || held === undefined) return;
-      start();
-      write(held);
-      held = undefined;
-    };
-    const write = (chunk: Buffer) => {
-      if (!res.write(chunk, () => sent(chunk))) {
-        body.pause();
-        watchIdle();
-        res.once('drain', () => {
-          clearInterval(idleTimer);
-          // Resuming from setImmediate, not in 'drain' itself: 'drain' can fire from nextTick and a
-          // pump resumed there starves the event loop (measured: other requests got no answer for the
-          // whole 2.6 s of a 1M-row stream).
-          setImmediate(() => body.resume());
-        });
-      }
-    };
-    // While we wait for the client, it must keep taking bytes: what the socket still holds for the
-    // kernel has to shrink at least once per idle period. (socket.bytesWritten would not do: it
-    // counts queued bytes as written.)
-    const watchIdle = () => {
-      let lastQueued = res.socket?.writableLength ?? 0;
-      let lastProgress = Date.now();
-      idleTimer = setInterval(
-        () => {
-          const queued = res.socket?.writableLength ?? 0;
-          if (queued !== lastQueued) {
-            lastQueued = queued;
-            lastProgress = Date.now();
-          } else if (Date.now() - lastProgress >= idleTimeoutMs) {
-            cut('client-idle');
-          }
-        },
-        Math.max(10, Math.floor(idleTimeoutMs / 10)),
-      );
-    };
-    const onEnd = () => {
-      if (settled) return;
-      if (!started && mayHold) {
-        // The whole body is here: one write, headers and all, with its length.
-        const body = held ?? Buffer.alloc(0);
-        held = undefined;
-        start(body.length);
-        afterKept(beforeEnd?.(bytes), () => {
-          res.end(body, () => {
-            sent(body);
-            settle({ kind: 'complete', bytes });
-          });
-          // Most often every byte is the kernel's now, and no timer is needed (one fewer per small answer).
-          if (res.writableLength > 0 && !settled) limitLifetime();
-        });
-        return;
-      }
-      if (!started) start();
-      if (settled) return; // a HEAD, answered by its headers
-      afterKept(beforeEnd?.(bytes), () => res.end(() => settle({ kind: 'complete', bytes })));
-    };
-    const onError = (error: Error) => {
-      if (started) cut('source-failed', error);
-      else settle({ kind: 'failed-before-start', error });
-    };
-    const onClose = () => {
-      if (!res.writableFinished) cut('client-gone');
-    };
+    },
+    Math.max(10, Math.floor(idleMs / 10)),
+  );
+}
 
-    body.on('data', count).on('data', onData).on('end', onEnd).on('error', onError);
-    res.on('close', onClose);
-  });
+/** One response being streamed: the body's events in, the socket's writes out, until its outcome. */
+class ResponseStream {
+  readonly outcome: Promise<StreamOutcome>;
+  private resolve!: (outcome: StreamOutcome) => void;
+  private readonly res: ServerResponse;
+  private started = false;
+  private settled = false;
+  /** The body's bytes so far, as sent (in its coding). */
+  private bytes = 0;
+  /**
+   * A small first chunk of a body not compressed as it is sent waits for one turn of the event loop:
+   * when the end comes with it (a small query's whole answer arrives in one read), the response is
+   * one write with a `Content-Length` rather than a chunked header, body and end. A HEAD sends its
+   * headers at the first chunk.
+   */
+  private readonly mayHold: boolean;
+  private held: Buffer | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private lifetime: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly coded: CodedBody,
+    private readonly headers: OutgoingHttpHeaders,
+    private readonly limits: StreamLimits,
+    private readonly beforeEnd: BeforeEnd | undefined,
+  ) {
+    this.res = reply.raw;
+    this.mayHold = !coded.compressedAsSent && request.method !== 'HEAD';
+    this.outcome = new Promise((resolve) => (this.resolve = resolve));
+    coded.stream.on('data', this.onData).on('end', this.onEnd).on('error', this.onError);
+    this.res.on('close', this.onClose);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.bytes += chunk.length;
+    if (!this.started && this.mayHold && this.held === undefined && chunk.length <= wholeBodyBytes) {
+      this.held = chunk;
+      setImmediate(this.sendHeld);
+      return;
+    }
+    if (!this.started) this.start();
+    if (this.settled) return;
+    if (this.held) {
+      const first = this.held;
+      this.res.write(first, () => this.coded.sent(first)); // the write after it says whether to wait
+      this.held = undefined;
+    }
+    this.write(chunk);
+  };
+
+  /** Nothing more came before the event loop turned: the body is streamed from here on. */
+  private readonly sendHeld = (): void => {
+    if (this.started || this.settled || this.held === undefined) return;
+    this.start();
+    this.write(this.held);
+    this.held = undefined;
+  };
+
+  private readonly onEnd = (): void => {
+    if (this.settled) return;
+    if (!this.started && this.mayHold) return this.sendWhole();
+    if (!this.started) this.start();
+    if (this.settled) return; // a HEAD, answered by its headers
+    this.afterKept(this.beforeEnd?.(this.bytes), () => this.res.end(() => this.settle({ kind: 'complete', bytes: this.bytes })));
+  };
+
+  private readonly onError = (error: Error): void => {
+    if (this.started) this.cut('source-failed', error);
+    else this.settle({ kind: 'failed-before-start', error });
+  };
+
+  private readonly onClose = (): void => {
+    if (!this.res.writableFinished) this.cut('client-gone');
+  };
+
+  /** Writes the headers; with `length`, the whole body's (it is sent in one write, not chunked). */
+  private start(length?: number): void {
+    this.started = true;
+    // A whole body's lifetime is limited once written, and only if the kernel has not taken it all.
+    if (length === undefined) this.limitLifetime();
+    this.reply.hijack();
+    if (length !== undefined) this.headers['content-length'] = length;
+    this.res.writeHead(200, this.headers);
+    if (this.request.method === 'HEAD') {
+      // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
+      const kept = this.beforeEnd?.(0);
+      this.settle({ kind: 'complete', bytes: 0 });
+      this.afterKept(kept, () => this.res.end());
+    }
+  }
+
+  /** The whole body came with its end: one write, headers and all, with its length. */
+  private sendWhole(): void {
+    const whole = this.held ?? Buffer.alloc(0);
+    this.held = undefined;
+    this.start(whole.length);
+    this.afterKept(this.beforeEnd?.(this.bytes), () => {
+      this.res.end(whole, () => {
+        this.coded.sent(whole);
+        this.settle({ kind: 'complete', bytes: this.bytes });
+      });
+      // Most often every byte is the kernel's now, and no timer is needed (one fewer per small answer).
+      if (this.res.writableLength > 0 && !this.settled) this.limitLifetime();
+    });
+  }
+
+  /** Writes a chunk; while the client is behind, the body waits and the client is watched. */
+  private write(chunk: Buffer): void {
+    if (this.res.write(chunk, () => this.coded.sent(chunk))) return;
+    const body = this.coded.stream;
+    body.pause();
+    this.idleTimer = watchIdle(this.res, this.limits.idleTimeoutMs, () => this.cut('client-idle'));
+    this.res.once('drain', () => {
+      clearInterval(this.idleTimer);
+      // Resuming from setImmediate, not in 'drain' itself: 'drain' can fire from nextTick and a
+      // pump resumed there starves the event loop (measured: other requests got no answer for the
+      // whole 2.6 s of a 1M-row stream).
+      setImmediate(() => body.resume());
+    });
+  }
+
+  /** Ends the response once `kept` (beforeEnd's promise) is, unless it was cut meanwhile. */
+  private afterKept(kept: Promise<void> | undefined, end: () => void): void {
+    if (!kept) end();
+    else void kept.then(() => (this.res.destroyed ? undefined : end()));
+  }
+
+  /** Counted from the first byte: before it, the queue and query time limits bound the wait. */
+  private limitLifetime(): void {
+    this.lifetime = setTimeout(() => this.cut('too-long'), this.limits.maxResponseMs);
+  }
+
+  private cut(reason: CutReason, error?: Error): void {
+    this.settle({ kind: 'cut', bytes: this.bytes, error, reason });
+    this.res.destroy();
+  }
+
+  private settle(outcome: StreamOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearInterval(this.idleTimer);
+    clearTimeout(this.lifetime);
+    const body = this.coded.stream;
+    body.off('data', this.onData).off('end', this.onEnd).off('error', this.onError);
+    // A stream destroyed after this point has no one left to tell.
+    body.on('error', () => {});
+    body.destroy(); // finished, or abandoned: either way what made it (a query, a compressor's zlib memory) can go now
+    this.res.off('close', this.onClose);
+    this.resolve(outcome);
+  }
 }

@@ -44,6 +44,7 @@ test('the data route, the query-process protocol and the parameter readers name 
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
   const files = [
     'http/routes/data.ts',
+    'http/data-answer.ts',
     'http/format-call.ts',
     'http/query-body.ts',
     'log/redact.ts',

@@ -7,6 +7,7 @@ import { catalogWithImportLimits } from '../../scrapers/limited-catalog.js';
 import { uploadLimits, withUploadedFile } from '../../scrapers/upload.js';
 import type { ApiKey, Scraper, Store } from '../../store/types.js';
 import { authenticate } from '../authenticate.js';
+import { admitOrigin } from '../key-origin.js';
 import { whileClientWaits } from '../client-waits.js';
 import { loggedWhenDone, noteRequest } from '../request-log.js';
 import { sendError } from '../send-error.js';
@@ -63,6 +64,8 @@ export function publishRoutes(
     const client = whileClientWaits(reply);
     try {
       const key = await authenticate(request.headers, singleParam(request.query.key), store);
+      // Its answer is for no web page (a publish has no preflight): only the origin's refusal counts.
+      admitOrigin(key, request.headers);
       noteRequest(request, { keyId: key.id, scraper: fullName });
       const scraper = await findPublishable(store, key, request.params.owner, request.params.scraper);
       checkContentType(request.headers);

@@ -3,22 +3,19 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { browseTable, fetchRow, parseView } from '../../browse/index.js';
 import type { BrowsePage } from '../../browse/types.js';
 import type { Config } from '../../config.js';
+import { PendingDownload } from '../../downloads/pending-download.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
+import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { errors, type SiphonError } from '../../errors.js';
-import { isoTime } from '../../iso-time.js';
-import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { ApiKey, Scraper, Store, TableInfo } from '../../store/types.js';
 import { rowPath, tableNameOf, tablePath, viewHref, withParams } from '../../views/table-paths.js';
-import { authenticate } from '../authenticate.js';
+import { admitApiCall, type ApiCall } from '../api-call.js';
 import { whileClientWaits } from '../client-waits.js';
-import { keyCorsHeaders } from '../key-origin.js';
 import { publicOrigin } from '../public-origin.js';
 import { paramPairs } from '../../utils/query-string.js';
 import { noteRequest } from '../request-log.js';
 import { asSiphonError, answerError } from '../send-error.js';
-import { rateLimitHeaders } from './data.js';
-import { findScraperFor } from './params.js';
 import { csvBody, jsonBody, rowJsonBody, rowIdPattern, twinFileName } from '../table-twins.js';
 
 interface TwinRoute {
@@ -44,7 +41,7 @@ export function tableDataRoutes(
   app: FastifyInstance,
   deps: { config: Config; store: Store; pool: QueryPool; recorder: DownloadRecorder; rateLimiter?: RateLimiter },
 ): void {
-  const { config, store, pool, recorder, rateLimiter } = deps;
+  const { config, pool, recorder } = deps;
 
   /** The twin's parameters, its `key` taken out. */
   const withoutKey = (request: FastifyRequest) => paramPairs(request.url).filter(([name]) => name !== 'key');
@@ -79,23 +76,20 @@ export function tableDataRoutes(
   async function handle(request: FastifyRequest<TwinRoute>, reply: FastifyReply, format: 'table.json' | 'table.csv' | 'row.json') {
     const startedAt = performance.now();
     const { owner, scraper: scraperName, rowid } = request.params;
-    let key: ApiKey;
-    let scraper: Scraper;
-    let rate: RateDecision | undefined;
+    let call: ApiCall;
     try {
-      key = await authenticate(request.headers, paramPairs(request.url).find(([name]) => name === 'key')?.[1], store);
-      noteRequest(request, { keyId: key.id });
-      void reply.headers(keyCorsHeaders(key, request.headers));
-      scraper = await findScraperFor(store, key.account.id, owner, scraperName);
-      recorder.assertAccepting();
-      rate = rateLimiter && (await rateLimiter.take(String(key.id)));
-      void reply.headers(rateLimitHeaders(rate));
-      if (rate && !rate.allowed) throw errors.rateLimited(rate.limit, rate.resetSeconds);
+      call = await admitApiCall(request, reply, paramPairs(request.url).find(([name]) => name === 'key')?.[1], deps);
     } catch (err) {
       answerError(reply, asSiphonError(err, reply));
       return;
     }
+    const { key, scraper } = call;
     const tableName = tableNameOf(request.params.table);
+    // What was asked for, without the key: the path and the parameters as sent.
+    const extension = format === 'table.csv' ? '.csv' : '.json';
+    const path =
+      rowid === undefined ? tablePath(owner, scraperName, tableName, extension) : rowPath(owner, scraperName, tableName, rowid, extension);
+    const download = new PendingDownload(recorder, call, format, withParams(path, withoutKey(request)), startedAt);
     const client = whileClientWaits(reply);
     let answer: TwinAnswer | undefined;
     let error: SiphonError | undefined;
@@ -111,27 +105,15 @@ export function tableDataRoutes(
     } finally {
       client.done();
     }
-    const status = error?.status ?? 200;
     const body = answer?.body;
-    // What was asked for, without the key: the path and the parameters as sent.
-    const extension = format === 'table.csv' ? '.csv' : '.json';
-    const path =
-      rowid === undefined ? tablePath(owner, scraperName, tableName, extension) : rowPath(owner, scraperName, tableName, rowid, extension);
     // Recorded (into the spool) before the answer is sent, as the data API does: a node killed the
     // moment after loses no download it answered.
-    await recorder.record({
-      scraperId: scraper.id,
-      accountId: key.account.id,
-      keyId: key.id,
-      at: isoTime(),
-      format,
-      query: withParams(path, withoutKey(request)),
-      status,
+    await download.record({
+      status: error?.status ?? 200,
       rows: answer?.rows ?? null,
       bytes: body === undefined ? 0 : Buffer.byteLength(body),
-      durationMs: performance.now() - startedAt,
     });
-    noteRequest(request, { status, format, rows: answer?.rows ?? null });
+    noteRequest(request, { status: download.status, format, rows: download.rows });
     if (!answer) return answerError(reply, error ?? errors.internal());
     void reply
       .code(200)
