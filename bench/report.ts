@@ -255,7 +255,7 @@ function browsingRows(b: BrowsingFigures): Row[] {
   ]);
   out.push([
     `browse: facets \`${b.facets.query}\`, warm (cached)`,
-    `${n(b.facets.warmMs, 1)} ms`,
+    `${n(b.facets.warmMs, 1)} ms${b.facets.warmTimedOut.length ? ` (timed out: ${b.facets.warmTimedOut.join(', ')})` : ''}`,
     `cold: ${n(b.facets.coldMs)} ms${b.facets.timedOut.length ? ` (timed out: ${b.facets.timedOut.join(', ')})` : ''}`,
     x(b.facets.warmMs / b.facets.coldMs),
     '',
