@@ -27,6 +27,8 @@ export interface FacetRows {
 const running = new Map<string, Promise<FacetRows | undefined>>();
 let background = 0;
 
+const late = Symbol('late');
+
 /** The promise's value, or `late` if `deadline` (a `performance.now()` time) comes first. */
 async function settleBy<T>(promise: Promise<T>, deadline: number): Promise<T | typeof late> {
   let timer: NodeJS.Timeout | undefined;
@@ -46,7 +48,6 @@ async function settleBy<T>(promise: Promise<T>, deadline: number): Promise<T | t
     clearTimeout(timer);
   }
 }
-const late = Symbol('late');
 
 /** Starts the facet's statement, registered as the key's run; `stop` ends it. */
 function start(run: ViewRun, column: string, key: string, stop?: AbortSignal): Promise<FacetRows> {
