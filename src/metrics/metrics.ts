@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { twinFormats } from '../browse/twin-formats.js';
 import { downloadNames } from '../formats/index.js';
 import type { QueryTiming, RequestLine } from '../log/request-line.js';
 import type { QueryPool } from '../pool/pool.js';
@@ -27,7 +28,7 @@ const publishRoute = '/:owner/:scraper/data.sqlite';
  */
 const within = (known: ReadonlySet<string>, value: string) => (known.has(value) ? value : 'other');
 
-const knownFormats: ReadonlySet<string> = new Set(downloadNames);
+const knownFormats: ReadonlySet<string> = new Set<string>([...downloadNames, ...twinFormats]);
 const knownCodes: ReadonlySet<string> = new Set(errorReference.map((e) => e.code));
 /** HTTP's statuses as Node names them, and 499 for a client that left (nginx's). */
 const knownStatuses: ReadonlySet<string> = new Set([...Object.keys(STATUS_CODES), '499']);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { browseTable, fetchRow, parseView } from '../../browse/index.js';
+import type { TwinFormat } from '../../browse/twin-formats.js';
 import type { BrowsePage } from '../../browse/types.js';
 import type { Config } from '../../config.js';
 import { PendingDownload } from '../../downloads/pending-download.js';
@@ -12,6 +13,8 @@ import type { ApiKey, Scraper, Store, TableInfo } from '../../store/types.js';
 import { rowPath, tableNameOf, tablePath, viewHref, withParams } from '../../views/table-paths.js';
 import { admitApiCall, type ApiCall } from '../api-call.js';
 import { whileClientWaits } from '../client-waits.js';
+import { negotiateCoding, setCoding } from '../compression.js';
+import { compressorFor } from '../../pool/compressors.js';
 import { publicOrigin } from '../public-origin.js';
 import { paramPairs } from '../../utils/query-string.js';
 import { noteRequest } from '../request-log.js';
@@ -73,7 +76,7 @@ export function tableDataRoutes(
     return { body: rowJsonBody(rowid, row), type: 'application/json; charset=utf-8', rows: 1, headers: {} };
   }
 
-  async function handle(request: FastifyRequest<TwinRoute>, reply: FastifyReply, format: 'table.json' | 'table.csv' | 'row.json') {
+  async function handle(request: FastifyRequest<TwinRoute>, reply: FastifyReply, format: TwinFormat) {
     const startedAt = performance.now();
     const { owner, scraper: scraperName, rowid } = request.params;
     let call: ApiCall;
@@ -113,17 +116,30 @@ export function tableDataRoutes(
       rows: answer?.rows ?? null,
       bytes: body === undefined ? 0 : Buffer.byteLength(body),
     });
-    noteRequest(request, { status: download.status, format, rows: download.rows });
+    noteRequest(request, { status: download.status, format, rows: download.rows, bytes: download.bytes });
     if (!answer) return answerError(reply, error ?? errors.internal());
-    void reply
+    return send(request, reply, call, answer);
+  }
+
+  /**
+   * The answer, in the coding the client asked for, as the data API's: the CORS headers' `Vary`
+   * kept, `Accept-Encoding` added. The reply is returned for the handler to return: a compressed
+   * body is a stream, and an async handler that returns nothing while it streams is answered again,
+   * empty, by Fastify.
+   */
+  function send(request: FastifyRequest, reply: FastifyReply, call: ApiCall, answer: TwinAnswer): FastifyReply {
+    const headers: OutgoingHttpHeaders = Object.assign({}, call.cors, answer.headers);
+    headers['content-type'] = answer.type;
+    headers['cache-control'] = 'private, no-cache';
+    headers['x-content-type-options'] = 'nosniff';
+    const coding = negotiateCoding(request.headers);
+    setCoding(headers, coding);
+    const compressor = compressorFor(coding);
+    compressor?.end(answer.body);
+    return reply
       .code(200)
-      .headers({
-        ...answer.headers,
-        'content-type': answer.type,
-        'cache-control': 'private, no-cache',
-        'x-content-type-options': 'nosniff',
-      })
-      .send(body);
+      .headers(headers)
+      .send(compressor ?? answer.body);
   }
 
   app.get<TwinRoute>('/:owner/:scraper/tables/:table.json', (request, reply) => handle(request, reply, 'table.json'));

@@ -124,12 +124,18 @@ export function tablePageRoutes(
     return false;
   }
 
-  app.get<TableRoute>('/:owner/:scraper/tables/:table', async (request, reply) => {
+  /** The first steps of both pages: the visitor, the address's page budget (429), the scraper and the table (404); none once refused. */
+  async function admitPage(request: FastifyRequest<TableRoute>, reply: FastifyReply) {
     const visitor = visitorOf(request, reply);
-    if (!(await withinBudget(request, reply, visitor))) return;
+    if (!(await withinBudget(request, reply, visitor))) return undefined;
     const found = await findTable(request, reply, visitor);
-    if (!found) return;
-    const { scraper, table } = found;
+    return found && { visitor, ...found };
+  }
+
+  app.get<TableRoute>('/:owner/:scraper/tables/:table', async (request, reply) => {
+    const admitted = await admitPage(request, reply);
+    if (!admitted) return;
+    const { visitor, scraper, table } = admitted;
     const pairs = paramPairs(request.url);
     const submitted = formParams(pairs);
     let view: TableView;
@@ -153,11 +159,9 @@ export function tablePageRoutes(
   });
 
   app.get<RowRoute>('/:owner/:scraper/tables/:table/:rowid', async (request, reply) => {
-    const visitor = visitorOf(request, reply);
-    if (!(await withinBudget(request, reply, visitor))) return;
-    const found = await findTable(request, reply, visitor);
-    if (!found) return;
-    const { scraper, table } = found;
+    const admitted = await admitPage(request, reply);
+    if (!admitted) return;
+    const { visitor, scraper, table } = admitted;
     const { rowid } = request.params;
     const client = whileClientWaits(reply);
     try {
