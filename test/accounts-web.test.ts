@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
 import { sessionIdHash } from '../src/accounts/session-store.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startApp, type ListeningApp } from './helpers/app.js';
 import { WebClient } from './helpers/web-client.js';
 
 const password = 'a long enough password';
@@ -25,15 +25,15 @@ const sessionLine = (client: WebClient) => client.setCookies.filter((c) => c.sta
  */
 let passwordHash: Promise<string> | undefined;
 
-async function accountWithPassword(server: TestServer, name: string): Promise<void> {
+async function accountWithPassword(server: ListeningApp, name: string): Promise<void> {
   const { account } = await server.catalog.addUser(name);
   await server.store.setPasswordHash(account.id, await (passwordHash ??= hashPassword(password)));
 }
 
 describe('an open server on http', () => {
-  let server: TestServer;
+  let server: ListeningApp;
   before(async () => {
-    server = await startServer({ loginFailures: 3, loginFailuresPerAddress: 1000 });
+    server = await startApp({ loginFailures: 3, loginFailuresPerAddress: 1000 });
   });
   after(() => server.close());
 
@@ -232,9 +232,9 @@ describe('an open server on http', () => {
 });
 
 describe('a server with an https public URL and sign-ups closed', () => {
-  let server: TestServer;
+  let server: ListeningApp;
   before(async () => {
-    server = await startServer({
+    server = await startApp({
       publicUrl: 'https://data.example.org',
       signup: 'closed',
       loginFailuresPerAddress: 4,
@@ -295,9 +295,9 @@ describe('a server with an https public URL and sign-ups closed', () => {
 });
 
 describe('sign-ups from one address, behind a trusted proxy', () => {
-  let server: TestServer;
+  let server: ListeningApp;
   before(async () => {
-    server = await startServer({ trustProxy: 'loopback', signupsPerAddress: 3 });
+    server = await startApp({ trustProxy: 'loopback', signupsPerAddress: 3 });
   });
   after(() => server.close());
 
@@ -335,11 +335,11 @@ describe('sign-ups from one address, behind a trusted proxy', () => {
 });
 
 describe("an owner's forms", () => {
-  let server: TestServer;
+  let server: ListeningApp;
   let alice: WebClient;
   const publishLimit = 64 * 1024;
   before(async () => {
-    server = await startServer({ maxPublishBytes: publishLimit });
+    server = await startApp({ maxPublishBytes: publishLimit });
     await accountWithPassword(server, 'alice');
     const db = (await import('./helpers/fixture-db.js')).makeDb(
       server.dataDir,

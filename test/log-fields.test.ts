@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startServer } from './helpers/server.js';
+import { startApp } from './helpers/app.js';
 import { rawExchange } from './helpers/raw-http.js';
 import { versionDb } from './helpers/upload.js';
 import { WebClient } from './helpers/web-client.js';
@@ -17,7 +17,7 @@ const actedOn = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 const hostile = ['\u001b[31mred\u001b[0m', 'tag\u{e0041}', '\u001b]0;title\u0007', '\u009b31m', 'a\u202eb', 'a\u2028b', 'a\rb', 'a\u0085b'];
 
 test('--log-format pretty: a field holding control characters from a request is escaped, each record one line', async () => {
-  const server = await startServer({ logFormat: 'pretty' });
+  const server = await startApp({ logFormat: 'pretty' });
   try {
     const { key } = await server.catalog.addUser('alice');
     await server.catalog.addScraper('alice/plants', versionDb(1), { isPrivate: false, description: '' });

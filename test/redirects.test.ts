@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
 import { maxSitePathChars } from '../src/http/site-path.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { startApp, type ListeningApp } from './helpers/app.js';
 import { WebClient } from './helpers/web-client.js';
 
 const password = 'a long enough password';
@@ -71,10 +71,10 @@ async function inTurns<T>(values: readonly T[], check: (value: T) => Promise<voi
 }
 
 describe('a sign-in goes on to a path of this site, whatever next= holds', () => {
-  let server: TestServer;
+  let server: ListeningApp;
   let origin: string;
   before(async () => {
-    server = await startServer({ loginFailures: 1000, loginFailuresPerAddress: 1000 });
+    server = await startApp({ loginFailures: 1000, loginFailuresPerAddress: 1000 });
     origin = new URL(server.base).origin;
     const { account } = await server.catalog.addUser('judy');
     await server.store.setPasswordHash(account.id, await hashPassword(password));

@@ -35,7 +35,7 @@ export interface TestServer {
  * set (.ci/run's second pass over the API tests), a new database on that PostgreSQL server, dropped
  * when the server closes.
  */
-async function openTestStore(dataDir: string): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function openTestStore(dataDir: string): Promise<{ store: Store; drop(): Promise<void> }> {
   if (!process.env.SIPHON_TEST_DATABASE_URL) return { store: await openStore({ dataDir }), drop: async () => {} };
   const database = await createTestDatabase();
   return { store: await openStore({ dataDir, databaseUrl: database.url }), drop: () => database.drop() };
