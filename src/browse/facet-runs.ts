@@ -71,6 +71,9 @@ function start(run: ViewRun, column: string, key: string, stop?: AbortSignal): P
 
 const roomInBackground = () => background < maxBackgroundFacets;
 
+/** The facet runs going on (one per result key), and how many of them go on in the background. */
+export const facetRunCounts = () => ({ running: running.size, background });
+
 /** Counts the run among the background ones until it settles. */
 function inBackground(rows: Promise<unknown>): void {
   background += 1;
