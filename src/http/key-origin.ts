@@ -44,7 +44,7 @@ export function admitOrigin(key: ApiKey, headers: IncomingHttpHeaders): Outgoing
   const origin = allowedOrigin(key, headers);
   const cors: OutgoingHttpHeaders = Object.assign({}, corsHeaders);
   if (origin === '*') return cors;
-  // Added to a copy, not in a literal after a spread: that form is V8's slow path (see data-headers.ts).
+  // Added to a copy, not in a literal after a spread: that form is V8's slow path (see data-answer.ts).
   cors['access-control-allow-origin'] = origin;
   cors.vary = 'Origin';
   return cors;

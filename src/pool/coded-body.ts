@@ -49,13 +49,9 @@ function codedFrom(source: Readable, coder: Transform): Transform {
 export function queryBody(pool: QueryPool, job: QueryJob, key: string, coding: ContentCoding): CodedBody {
   const deflate = coding === 'gzip';
   const run = pool.run(deflate ? { ...job, deflate } : job, key, true, deflate ? undefined : compressorFor(coding));
+  const deflated = () => run.deflated;
   return {
-    stream: deflate
-      ? codedFrom(
-          run,
-          gzipAround(() => run.deflated),
-        )
-      : run,
+    stream: deflate ? codedFrom(run, gzipAround(deflated)) : run,
     compressedAsSent: deflate,
     run,
     rows: () => run.rows,
