@@ -162,7 +162,8 @@ test('a query process that cannot make its socket’s folder is a failed start, 
     setTmpdir(path.join(dataDir, 'no-such-folder'));
     const killed = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: runaway }));
     assert.equal(killed.status, 400);
-    // Its replacement cannot start, again and again; the other process answers meanwhile.
+    // Its replacement cannot start, again and again; the other process answers meanwhile. The time
+    // is what is shown: over several tries (one each 250 ms, process-starts.ts) the pool stays at one.
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(server.pool.stats().ready, 1);
     const answered = await fetch(dataUrl(server.base, 'alice/big', 'json', { key: alice, query: 'select id from big limit 1' }));

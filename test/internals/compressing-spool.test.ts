@@ -99,6 +99,7 @@ test('a client that does not read stops the compressor, and then the writer: not
   let taken = 0;
   for (let i = 0; i < 200; i++) {
     if (!spool.append(chunkOf(i))) {
+      // Room that never comes is what is shown: a moment to let it come, then the count stops.
       const room = await Promise.race([waitForRoom(spool).then(() => true), new Promise((resolve) => setTimeout(resolve, 300, false))]);
       if (!room) break;
     }

@@ -19,6 +19,8 @@ test('records leave in order, whole, once enough has come, and flush writes what
   const output = new LogOutput(fd, { minChars: 1000, maxChars: 1_000_000 });
   const records = Array.from({ length: 500 }, (_, i) => record(i));
   for (const r of records.slice(0, 10)) assert.equal(output.write(r), true);
+  // Nothing to wait for: a batch would have been started by write() itself. A moment lets one that
+  // was started land, so that the file shows it.
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(readFileSync(file, 'utf8'), '', 'less than a batch waits');
   for (const r of records.slice(10)) output.write(r);
