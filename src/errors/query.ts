@@ -48,6 +48,13 @@ export const queryErrors = {
       400,
       'The callback must be a JavaScript identifier or dotted path (letters, digits, _ and $, not starting with a digit, at most 128 characters).',
     ),
+  downloadInvalid: () => make('SIPHON_ERR_DL_INVALID', 400, 'dl must be 1 (send the body as a named file) or 0 (as when it is absent).'),
+  excelInvalid: () =>
+    make(
+      'SIPHON_ERR_EXCEL_INVALID',
+      400,
+      'excel must be 1 (a CSV for Excel: a byte-order mark, CRLF, formulas made inert) or 0 (plain CSV).',
+    ),
   atomColumns: (missing: readonly string[]) =>
     make(
       'SIPHON_ERR_ATOM_COLUMNS',

@@ -41,6 +41,8 @@ export interface ScriptParam {
   /** Downloads record the call under this name instead of the format's. */
   name: string;
   contentType: string;
+  /** The extension of the file it is saved as (`dl=1`). */
+  extension: string;
 }
 
 /**

@@ -1,13 +1,27 @@
-import { errors, QueryFailed } from '../errors.js';
+import { errors, QueryFailed, type SiphonError } from '../errors.js';
 import { atomFeed } from './atom-feed.js';
 import { atomColumns, atomEncoder } from './atom.js';
-import { csvEncoder } from './csv.js';
-import type { Format, RowFormat } from './format.js';
+import { csvEncoder, type CsvOptions } from './csv.js';
+import type { Format, FormatParam, RowFormat } from './format.js';
 import { jsonEncoder, ndjsonEncoder } from './json.js';
 import { callbackParam, jsonpScript } from './jsonp.js';
 
 export type { Format, RowFormat } from './format.js';
 export { isValidCallback, jsonpContentType } from './jsonp.js';
+
+/** A parameter that is `1` (yes) or `0` (no, as when it is absent). */
+function flagParam(invalid: () => SiphonError): FormatParam {
+  return { valid: (value) => value === '0' || value === '1', invalid };
+}
+
+/**
+ * `dl=1` asks for any format's body as a named file (`Content-Disposition: attachment`); without
+ * it, the headers are those morph.io's clients expect. Every format takes it.
+ */
+const downloadParam = { name: 'dl', ...flagParam(errors.downloadInvalid) } as const;
+
+/** csv's `excel=1`: a file Excel opens right (csv.ts). */
+const excelParam = flagParam(errors.excelInvalid);
 
 /**
  * The formats a scraper's data can be fetched in, keyed by the extension in `data.<format>`.
@@ -33,7 +47,9 @@ const list: Format[] = [
     contentType: 'text/csv; charset=utf-8',
     attachment: 'csv',
     encoder: csvEncoder,
-    options: () => ({}),
+    params: { excel: excelParam },
+    // Plain CSV's options stay `{}`, so its ETag is what it was before `excel` existed.
+    options: ({ params }): CsvOptions => (params.excel === '1' ? { excel: true } : {}),
   }),
   rowFormat({
     kind: 'rows',
@@ -68,11 +84,12 @@ export const downloadNames: readonly string[] = [
 ];
 
 /**
- * The request parameters the formats take besides `key` and `query` (a JSONP callback), for the
+ * The request parameters the formats take besides `key` and `query` (`dl`, a JSONP callback, csv's `excel`), for the
  * parts of the server that read parameters before a format is known: a POST's JSON body, and the
  * log's list of parameters known to hold no secret.
  */
 export const formatParamNames: readonly string[] = [
+  downloadParam.name,
   ...new Set(list.flatMap((f) => (f.kind === 'rows' ? Object.keys(f.params ?? {}) : []))),
 ];
 
@@ -92,6 +109,20 @@ export function scriptCallback(format: Format | undefined, param: ParamReader): 
   return value !== undefined && format.params?.[format.script.param]?.valid(value) ? value : undefined;
 }
 
+/** The csv options a call asks for (`excel`), for CSV written outside the query processes; throws the client's error for a value not 0 or 1. */
+export function csvOptionsOf(param: ParamReader): CsvOptions {
+  const value = param('excel');
+  if (value !== undefined && !excelParam.valid(value)) throw excelParam.invalid();
+  return value === '1' ? { excel: true } : {};
+}
+
+/** Whether the call asks for its body as a named file (`dl=1`); throws the client's error for a value not 0 or 1. */
+export function asksDownload(param: ParamReader): boolean {
+  const value = param(downloadParam.name);
+  if (value !== undefined && !downloadParam.valid(value)) throw downloadParam.invalid();
+  return value === '1';
+}
+
 /** The parameters a format declares, those given; throws the error of the first one not valid. */
 export function formatParams(format: RowFormat, param: ParamReader): Record<string, string> {
   const given: Record<string, string> = {};
@@ -107,6 +138,12 @@ export function formatParams(format: RowFormat, param: ParamReader): Record<stri
 /** The body's content type: a script's when the call named a callback. */
 export function bodyContentType(format: Format, callback: string | undefined): string {
   return callback !== undefined && format.kind === 'rows' && format.script ? format.script.contentType : format.contentType;
+}
+
+/** The extension of the file a call's body is saved as: a script's when the call named a callback. */
+export function fileExtension(format: Format, callback: string | undefined): string {
+  if (format.kind === 'file') return format.attachment;
+  return callback !== undefined && format.script ? format.script.extension : format.name;
 }
 
 /** The format a call is recorded under in downloads: a script's own name when the call named a callback. */

@@ -13,4 +13,4 @@ export function isValidCallback(name: string): boolean {
 /** `callback`: the function a JSONP body calls; it is written into a script as code, so only a name passes. */
 export const callbackParam: FormatParam = { valid: isValidCallback, invalid: errors.callbackInvalid };
 
-export const jsonpScript: ScriptParam = { param: 'callback', name: 'jsonp', contentType: jsonpContentType };
+export const jsonpScript: ScriptParam = { param: 'callback', name: 'jsonp', contentType: jsonpContentType, extension: 'js' };

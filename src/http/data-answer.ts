@@ -2,13 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Config } from '../config.js';
 import { errors } from '../errors.js';
-import { bodyContentType, formatNames, formatParams, type Format, type RowFormat } from '../formats/index.js';
+import { asksDownload, bodyContentType, fileExtension, formatNames, formatParams, type Format, type RowFormat } from '../formats/index.js';
 import type { ContentCoding } from '../pool/compressors.js';
 import type { QueryJob } from '../pool/protocol.js';
 import { checkSql } from '../sql/check-sql.js';
 import type { Scraper } from '../store/types.js';
 import { rateLimitHeaders, type ApiCall } from './api-call.js';
 import { negotiateCoding, setCoding } from './compression.js';
+import { contentDisposition, queryFileName, scraperFileName } from './attachment.js';
 import { addValidators } from './conditional.js';
 import { formatCall } from './format-call.js';
 
@@ -29,9 +30,9 @@ function responseHeaders(
   format: Format,
   call: ApiCall,
   callback: string | undefined,
+  disposition: string | undefined,
   fileSize?: number,
 ): OutgoingHttpHeaders {
-  const { scraper } = call;
   // Copied, then added to: a literal starting with a spread and going on with named headers took
   // V8's slow path and left the object in dictionary mode, ~3 µs of every call.
   const headers: OutgoingHttpHeaders = Object.assign({}, call.cors);
@@ -42,12 +43,21 @@ function responseHeaders(
   // Lets nginx and similar proxies stream rather than buffer whole results.
   headers['x-accel-buffering'] = 'no';
   headers['x-request-id'] = requestId;
-  if (format.attachment) {
-    headers['content-disposition'] = `attachment; filename="${scraper.owner.name}-${scraper.name}.${format.attachment}"`;
-  }
+  if (disposition !== undefined) headers['content-disposition'] = disposition;
   if (fileSize !== undefined) headers['content-length'] = fileSize;
   if (call.rate) Object.assign(headers, rateLimitHeaders(call.rate));
   return headers;
+}
+
+/**
+ * The `Content-Disposition` of a call: with `dl=1`, its file's readable name (the table's for a
+ * whole-table query, a hash of the SQL for any other); without, csv and sqlite's as morph.io sent it.
+ */
+function dispositionOf(call: ApiCall, format: Format, callback: string | undefined, sql: string | null, download: boolean) {
+  const { scraper } = call;
+  if (!download) return format.attachment ? contentDisposition(scraperFileName(scraper, format.attachment), true) : undefined;
+  const extension = fileExtension(format, callback);
+  return contentDisposition(format.kind === 'file' ? scraperFileName(scraper, extension) : queryFileName(scraper, sql ?? '', extension));
 }
 
 /** A query's job: steps 8 and 9 of the data API's lifecycle, the format's own parameters (400) and the SQL (400). */
@@ -66,8 +76,8 @@ function queryJob(
 }
 
 /**
- * Steps 7–9 of the data API's lifecycle (docs/design.md): the format (404), its own parameters
- * (400) and the SQL (400); then the answer's coding and headers, its validators from what shapes the
+ * Steps 7–9 of the data API's lifecycle (docs/design.md): the format (404), `dl` and the format's
+ * own parameters (400) and the SQL (400); then the answer's coding and headers, its validators from what shapes the
  * body (the job, or a file's format), known before anything runs.
  */
 export function planDataAnswer(
@@ -81,9 +91,11 @@ export function planDataAnswer(
 ): DataAnswer {
   if (!format) throw errors.formatUnknown(formatNames);
   const { scraper } = call;
+  const download = asksDownload(param);
   const job = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql) : undefined;
   const coding = negotiateCoding(request.headers);
-  const headers = responseHeaders(request.id, format, call, callback, job ? undefined : scraper.data.sizeBytes);
+  const disposition = dispositionOf(call, format, callback, job?.sql ?? null, download);
+  const headers = responseHeaders(request.id, format, call, callback, disposition, job ? undefined : scraper.data.sizeBytes);
   setCoding(headers, coding);
   addValidators(headers, scraper, job ?? { format: format.name }, coding);
   return { format, job, coding, headers };

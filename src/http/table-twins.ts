@@ -1,5 +1,5 @@
 import type { BrowsePage, Cell, TableView } from '../browse/types.js';
-import { csvText } from '../formats/csv.js';
+import { csvStyle, type CsvOptions } from '../formats/csv.js';
 import { jsonString } from '../formats/values.js';
 import type { Scraper, TableInfo } from '../store/types.js';
 import { facetFilter, toggledFilter } from '../views/view-links.js';
@@ -71,20 +71,11 @@ export function rowJsonBody(rowid: string, row: { columns: string[]; cells: Cell
   return `{"rowid":${rowid},"columns":${jsonList(row.columns.map(jsonString))},"rows":[${jsonObject(row.columns, row.cells)}]}\n`;
 }
 
-function csvCell(cell: Cell): string {
-  return cell.kind === 'null' ? '' : cell.kind === 'number' ? cell.text : csvText(cell.text);
-}
-
-/** The page's rows as the data API's csv writes them: a header line, LF line ends. */
-export function csvBody(page: BrowsePage): string {
-  let out = `${page.columns.map(csvText).join(',')}\n`;
-  for (const row of page.rows) out += `${row.cells.map(csvCell).join(',')}\n`;
+/** The page's rows as the data API's csv writes them with the same options: a header line, LF line ends (for Excel, CRLF after a BOM). */
+export function csvBody(page: BrowsePage, options: CsvOptions): string {
+  const { text, eol, bom } = csvStyle(options);
+  const cell = (c: Cell) => (c.kind === 'null' ? '' : c.kind === 'number' ? c.text : text(c.text));
+  let out = `${bom}${page.columns.map(text).join(',')}${eol}`;
+  for (const row of page.rows) out += `${row.cells.map(cell).join(',')}${eol}`;
   return out;
-}
-
-/** `attachment` named `owner-scraper-table.csv`, the table's name in ASCII and whole as UTF-8 (RFC 6266). */
-export function twinFileName(scraper: Scraper, table: string): string {
-  const name = `${scraper.owner.name}-${scraper.name}-${table}.csv`;
-  const ascii = name.replace(/[^A-Za-z0-9._-]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -98,6 +98,8 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     when: "the query's temporary files reached the free space the server keeps on the data disk (`--disk-reserve-mb`); it is stopped while it runs",
   },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (the name is not echoed back)' },
+  downloadInvalid: { example: [], area: 'query', when: '`dl` is not `1` or `0`' },
+  excelInvalid: { example: [], area: 'query', when: '`excel` on `data.csv` or a `.csv` table twin is not `1` or `0`' },
   atomColumns: {
     example: [['link', 'date']],
     area: 'query',

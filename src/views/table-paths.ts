@@ -60,14 +60,17 @@ export function withParams(path: string, params: readonly (readonly [string, str
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
 
+/** The parameters a twin reads as its own, never as a filter: the API key, `dl` and csv's `excel`. */
+export const twinOwnParams: ReadonlySet<string> = new Set(['key', 'dl', 'excel']);
+
 /**
  * The address of a view of a table (its canonical parameters), of its page or, with an extension, of
- * a twin. The twins read `key` as the API key, so there an exact filter on a column named `key` is
- * written `key__exact`, which reads back as the same filter.
+ * a twin. The twins read `key`, `dl` and `excel` as their own (twinOwnParams), so there an exact
+ * filter on a column of one of those names is written `key__exact`, which reads back as the same filter.
  */
 export function viewHref(scraper: Scraper, table: TableInfo, view: TableView, extension = ''): string {
   const params = viewParams(view, table);
   const twinParams =
-    extension === '' ? params : params.map(([name, value]): [string, string] => [name === 'key' ? 'key__exact' : name, value]);
+    extension === '' ? params : params.map(([name, value]): [string, string] => [twinOwnParams.has(name) ? `${name}__exact` : name, value]);
   return withParams(tablePath(scraper.owner.name, scraper.name, table.name, extension), twinParams);
 }

@@ -10,7 +10,7 @@ import type { RateLimiter } from '../../limits/rate-limiter.js';
 import { errors, type SiphonError } from '../../errors.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { ApiKey, Scraper, Store, TableInfo } from '../../store/types.js';
-import { rowPath, tableNameOf, tablePath, viewHref, withParams } from '../../views/table-paths.js';
+import { rowPath, tableNameOf, tablePath, twinOwnParams, viewHref, withParams } from '../../views/table-paths.js';
 import { admitApiCall, type ApiCall } from '../api-call.js';
 import { whileClientWaits } from '../client-waits.js';
 import { negotiateCoding, setCoding } from '../compression.js';
@@ -19,7 +19,9 @@ import { publicOrigin } from '../public-origin.js';
 import { paramPairs } from '../../utils/query-string.js';
 import { noteRequest } from '../request-log.js';
 import { asSiphonError, answerError } from '../send-error.js';
-import { csvBody, jsonBody, rowJsonBody, rowIdPattern, twinFileName } from '../table-twins.js';
+import { csvBody, jsonBody, rowJsonBody, rowIdPattern } from '../table-twins.js';
+import { contentDisposition, tableFileName } from '../attachment.js';
+import { asksDownload, csvOptionsOf } from '../../formats/index.js';
 
 interface TwinRoute {
   Params: { owner: string; scraper: string; table: string; rowid?: string };
@@ -48,20 +50,34 @@ export function tableDataRoutes(
 
   /** The twin's parameters, its `key` taken out. */
   const withoutKey = (request: FastifyRequest) => paramPairs(request.url).filter(([name]) => name !== 'key');
+  /** The twin's own parameters but its key, `dl` and `excel` (twinOwnParams). */
+  const ownPairs = (request: FastifyRequest) => paramPairs(request.url).filter(([name]) => name !== 'key' && twinOwnParams.has(name));
+  /** One of them; when repeated, the first one counts, as on the data API. */
+  const ownParam = (request: FastifyRequest) => (name: string) => ownPairs(request).find(([n]) => n === name)?.[1];
 
   function absolute(request: FastifyRequest, path: string): string {
     return `${publicOrigin(request, config) ?? ''}${path}`;
   }
 
+  /**
+   * A table view's twin: `.csv` always an attachment named for the table, `.json` one with `dl=1`.
+   * `dl` and `excel` are checked before the view (400), and carried into the next page's URL.
+   */
   async function tableAnswer(request: FastifyRequest, scraper: Scraper, table: TableInfo, key: ApiKey, csv: boolean, signal: AbortSignal) {
-    const view = parseView(withoutKey(request), table);
+    const param = ownParam(request);
+    const download = asksDownload(param) || csv;
+    const csvOptions = csv ? csvOptionsOf(param) : {};
+    const view = parseView(
+      paramPairs(request.url).filter(([name]) => !twinOwnParams.has(name)),
+      table,
+    );
     const page: BrowsePage = await browseTable(pool, scraper, table, view, String(key.id), signal);
-    const nextUrl = page.next ? absolute(request, viewHref(scraper, table, { ...view, next: page.next }, csv ? '.csv' : '.json')) : null;
+    const nextUrl = page.next
+      ? absolute(request, withParams(viewHref(scraper, table, { ...view, next: page.next }, csv ? '.csv' : '.json'), ownPairs(request)))
+      : null;
     const headers: OutgoingHttpHeaders = nextUrl ? { link: `<${nextUrl}>; rel="next"` } : {};
-    if (csv) {
-      headers['content-disposition'] = twinFileName(scraper, table.name);
-      return { body: csvBody(page), type: 'text/csv; charset=utf-8', rows: page.rows.length, headers };
-    }
+    if (download) headers['content-disposition'] = contentDisposition(tableFileName(scraper, table.name, csv ? 'csv' : 'json'));
+    if (csv) return { body: csvBody(page, csvOptions), type: 'text/csv; charset=utf-8', rows: page.rows.length, headers };
     return {
       body: jsonBody(scraper, table, view, page, nextUrl),
       type: 'application/json; charset=utf-8',
@@ -70,10 +86,15 @@ export function tableDataRoutes(
     };
   }
 
-  async function rowAnswer(scraper: Scraper, table: TableInfo, rowid: string, key: ApiKey, signal: AbortSignal): Promise<TwinAnswer> {
+  /** A row's twin: an attachment named `<owner>-<scraper>-<table>-<rowid>.json` with `dl=1`. */
+  async function rowAnswer(request: FastifyRequest, scraper: Scraper, table: TableInfo, rowid: string, key: ApiKey, signal: AbortSignal) {
+    const download = asksDownload(ownParam(request));
     const row = rowIdPattern.test(rowid) ? await fetchRow(pool, scraper, table, rowid, String(key.id), signal) : undefined;
     if (!row) throw errors.rowNotFound(table.name, rowid);
-    return { body: rowJsonBody(rowid, row), type: 'application/json; charset=utf-8', rows: 1, headers: {} };
+    const headers: OutgoingHttpHeaders = download
+      ? { 'content-disposition': contentDisposition(tableFileName(scraper, `${table.name}-${rowid}`, 'json')) }
+      : {};
+    return { body: rowJsonBody(rowid, row), type: 'application/json; charset=utf-8', rows: 1, headers };
   }
 
   async function handle(request: FastifyRequest<TwinRoute>, reply: FastifyReply, format: TwinFormat) {
@@ -102,7 +123,7 @@ export function tableDataRoutes(
       answer =
         rowid === undefined
           ? await tableAnswer(request, scraper, table, key, format === 'table.csv', client.signal)
-          : await rowAnswer(scraper, table, rowid, key, client.signal);
+          : await rowAnswer(request, scraper, table, rowid, key, client.signal);
     } catch (err) {
       error = asSiphonError(err, reply);
     } finally {
