@@ -84,12 +84,15 @@ export function dataRoutes(
     }
   }
 
-  /** Step 10: a GET or HEAD whose client's copy is current is answered 304, a download too. RFC 9110 allows it for those only. */
-  async function answeredNotModified(request: FastifyRequest, reply: FastifyReply, answer: DataAnswer, download: PendingDownload) {
-    if (request.method === 'POST' || !isNotModified(request.headers, answer.headers)) return false;
+  /** Step 10: whether the client's copy is current. RFC 9110 allows a 304 for a GET or HEAD only. */
+  function notModified(request: FastifyRequest, answer: DataAnswer): boolean {
+    return request.method !== 'POST' && isNotModified(request.headers, answer.headers);
+  }
+
+  /** Step 10's answer, a download too. */
+  async function answerNotModified(reply: FastifyReply, answer: DataAnswer, download: PendingDownload): Promise<void> {
     await download.record({ status: notModifiedStatus });
     sendNotModified(reply, answer.headers);
-    return true;
   }
 
   /** Step 11: the query queued fairly for the key's turn in a query process, or the file; its body in the answer's coding. */
@@ -135,7 +138,8 @@ export function dataRoutes(
     let body: CodedBody | undefined;
     try {
       const answer = planDataAnswer(request, config, call, format, param, callback, sql);
-      if (await answeredNotModified(request, reply, answer, download)) return;
+      // Awaited only for a 304, as every await is a turn of the microtask queue.
+      if (notModified(request, answer)) return await answerNotModified(reply, answer, download);
       body = bodyOf(call, answer);
       await stream(request, reply, answer, body, download);
     } catch (err) {
