@@ -302,6 +302,8 @@ describe('streaming under compression', () => {
       // all full can its process come to rest, stopped on its output. Were the compressor to read
       // on regardless, the spool would never fill (gzip) or the compressed output would pile up
       // before it (br), and the process would run on.
+      // At rest: no CPU used over a window of 200 ms, watched for however long it takes to come. The
+      // windows, and the 1.5 s below, are what is measured, not waits for an event.
       const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       await waitFor(async () => {
         const cpu = queryProcessesCpuMs();
