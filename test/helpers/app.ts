@@ -4,6 +4,7 @@ import { configWith, type Config } from '../../src/config.js';
 import { DownloadRecorder } from '../../src/downloads/recorder.js';
 import { buildServer } from '../../src/http/server.js';
 import { createLog } from '../../src/log/logger.js';
+import { Metrics } from '../../src/metrics/metrics.js';
 import { TablePreviews } from '../../src/previews/table-previews.js';
 import { Catalog } from '../../src/scrapers/catalog.js';
 import type { Store } from '../../src/store/types.js';
@@ -41,6 +42,11 @@ export async function buildApp(overrides: Partial<Config> = {}): Promise<TestApp
   const [pool, pagesPool] = [startPool(0, { queueTimeoutMs: 1000 }), startPool(0, { queueTimeoutMs: 1000 })];
   const recorder = new DownloadRecorder(store, { maxPending: config.maxPendingDownloads, log: log.logger });
   const stopping = new AbortController();
+  // With a token, /metrics on this service's own routes, as the service serves it without a port of its own.
+  const metrics =
+    config.metricsToken === undefined
+      ? undefined
+      : new Metrics({ pools: { api: pool, previews: pagesPool }, downloads: () => recorder.counts(), logLinesDropped: log.dropped });
   const app = buildServer({
     config,
     store,
@@ -50,6 +56,7 @@ export async function buildApp(overrides: Partial<Config> = {}): Promise<TestApp
     recorder,
     stopping: stopping.signal,
     log,
+    metrics,
   });
   await app.ready();
   return {
