@@ -37,7 +37,7 @@ export const pageErrors = {
       make(
         'SIPHON_ERR_PAGE_TOKEN_INVALID',
         400,
-        'The _next token is not one this view gave out: it was changed, or belongs to another sort, filter or search. Start again from the first page.',
+        "The page token (a table page's _next, the data API's next) is not one this view or query gave out: it was changed, or belongs to another sort, filter, search, query or page size. Start again from the first page.",
       ),
       { firstPage },
     ),
@@ -46,7 +46,7 @@ export const pageErrors = {
       make(
         'SIPHON_ERR_PAGE_TOKEN_STALE',
         409,
-        "The _next token is for an older version of this scraper's data, which has since been published again. Start again from the first page of the current data.",
+        "The page token (a table page's _next, the data API's next) is for an older version of this scraper's data, which has since been published again. Start again from the first page of the current data.",
       ),
       { firstPage },
     ),

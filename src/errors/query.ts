@@ -55,6 +55,7 @@ export const queryErrors = {
       400,
       'excel must be 1 (a CSV for Excel: a byte-order mark, CRLF, formulas made inert) or 0 (plain CSV).',
     ),
+  pageSizeInvalid: (max: number) => make('SIPHON_ERR_PAGE_SIZE_INVALID', 400, `page_size must be a whole number of rows from 1 to ${max}.`),
   atomColumns: (missing: readonly string[]) =>
     make(
       'SIPHON_ERR_ATOM_COLUMNS',

@@ -73,6 +73,8 @@ export interface RowFormat<O = unknown> {
    * rows beyond what `rowsBefore` says; absent, a query in this format is never split.
    */
   rangeable?: true;
+  /** Its body keeps its shape when the rows are a page of the query's (`page_size`). */
+  pageable?: true;
   encoder(columns: readonly string[], options: O, rowsBefore?: boolean): Encoder;
 }
 

@@ -20,6 +20,9 @@ function flagParam(invalid: () => SiphonError): FormatParam {
  */
 const downloadParam = { name: 'dl', ...flagParam(errors.downloadInvalid) } as const;
 
+/** `page_size` and `next`: a page of the query's rows, on a format that is `pageable` (http/query-pages.ts). */
+const pageParamNames = ['page_size', 'next'];
+
 /** csv's `excel=1`: a file Excel opens right (csv.ts). */
 const excelParam = flagParam(errors.excelInvalid);
 
@@ -34,6 +37,7 @@ const list: Format[] = [
     kind: 'rows',
     name: 'json',
     rangeable: true,
+    pageable: true,
     contentType: 'application/json; charset=utf-8',
     encoder: jsonEncoder,
     params: { callback: callbackParam },
@@ -44,6 +48,7 @@ const list: Format[] = [
     kind: 'rows',
     name: 'csv',
     rangeable: true,
+    pageable: true,
     contentType: 'text/csv; charset=utf-8',
     attachment: 'csv',
     encoder: csvEncoder,
@@ -55,6 +60,7 @@ const list: Format[] = [
     kind: 'rows',
     name: 'ndjson',
     rangeable: true,
+    pageable: true,
     contentType: 'application/x-ndjson; charset=utf-8',
     encoder: ndjsonEncoder,
     options: () => ({}),
@@ -90,6 +96,7 @@ export const downloadNames: readonly string[] = [
  */
 export const formatParamNames: readonly string[] = [
   downloadParam.name,
+  ...pageParamNames,
   ...new Set(list.flatMap((f) => (f.kind === 'rows' ? Object.keys(f.params ?? {}) : []))),
 ];
 

@@ -12,6 +12,7 @@ import { negotiateCoding, setCoding } from './compression.js';
 import { contentDisposition, queryFileName, scraperFileName } from './attachment.js';
 import { addValidators } from './conditional.js';
 import { formatCall } from './format-call.js';
+import { pagedSql, queryPageOf, type QueryPage } from './query-pages.js';
 
 /** What a data call will answer, known before anything runs: its format, its query's job (none for a file), coding and headers. */
 export interface DataAnswer {
@@ -19,6 +20,8 @@ export interface DataAnswer {
   job: QueryJob | undefined;
   coding: ContentCoding;
   headers: OutgoingHttpHeaders;
+  /** The page of the query's rows it holds (`page_size`); none for all of them. */
+  page: QueryPage | undefined;
 }
 
 /**
@@ -60,7 +63,10 @@ function dispositionOf(call: ApiCall, format: Format, callback: string | undefin
   return contentDisposition(format.kind === 'file' ? scraperFileName(scraper, extension) : queryFileName(scraper, sql ?? '', extension));
 }
 
-/** A query's job: steps 8 and 9 of the data API's lifecycle, the format's own parameters (400) and the SQL (400). */
+/**
+ * A query's job: steps 8 and 9 of the data API's lifecycle, the format's own parameters (400), the
+ * SQL (400) and the page asked for (400, 409), the job's SQL cut to it.
+ */
 function queryJob(
   request: FastifyRequest,
   config: Config,
@@ -68,11 +74,19 @@ function queryJob(
   format: RowFormat,
   param: (name: string) => string | undefined,
   sql: string | null,
-): QueryJob {
+): { job: QueryJob; page: QueryPage | undefined; sql: string } {
   const params = formatParams(format, param);
   const checkedSql = checkSql(sql ?? undefined, config.maxQueryChars);
+  const page = format.pageable ? queryPageOf(param, scraper, checkedSql) : undefined;
   const options = format.options(formatCall(request, config, scraper, checkedSql, params));
-  return { scraperId: scraper.id, file: scraper.data.file, sql: checkedSql, format: format.name, options };
+  const job = {
+    scraperId: scraper.id,
+    file: scraper.data.file,
+    sql: page ? pagedSql(checkedSql, page) : checkedSql,
+    format: format.name,
+    options,
+  };
+  return { job, page, sql: checkedSql };
 }
 
 /**
@@ -92,11 +106,12 @@ export function planDataAnswer(
   if (!format) throw errors.formatUnknown(formatNames);
   const { scraper } = call;
   const download = asksDownload(param);
-  const job = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql) : undefined;
+  const query = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql) : undefined;
+  const job = query?.job;
   const coding = negotiateCoding(request.headers);
-  const disposition = dispositionOf(call, format, callback, job?.sql ?? null, download);
+  const disposition = dispositionOf(call, format, callback, query?.sql ?? null, download);
   const headers = responseHeaders(request.id, format, call, callback, disposition, job ? undefined : scraper.data.sizeBytes);
   setCoding(headers, coding);
   addValidators(headers, scraper, job ?? { format: format.name }, coding);
-  return { format, job, coding, headers };
+  return { format, job, coding, headers, page: query?.page };
 }

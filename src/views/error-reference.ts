@@ -99,6 +99,7 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (the name is not echoed back)' },
   downloadInvalid: { example: [], area: 'query', when: '`dl` is not `1` or `0`' },
+  pageSizeInvalid: { example: [100000], area: 'query', when: '`page_size` is not a whole number from 1 to 100,000' },
   excelInvalid: { example: [], area: 'query', when: '`excel` on `data.csv` or a `.csv` table twin is not `1` or `0`' },
   atomColumns: {
     example: [['link', 'date']],
@@ -129,12 +130,12 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   pageTokenInvalid: {
     example: [[]],
     area: 'query',
-    when: "a table page's `_next` token was altered, or was given out for another sort, filter or search of the table",
+    when: "a table page's `_next` token, or the data API's `next`, was altered, or was given out for another sort, filter or search of the table (another query or `page_size`), or `next` came without `page_size`",
   },
   pageTokenStale: {
     example: [[]],
     area: 'query',
-    when: "a table page's `_next` token was given out for an older version of the scraper's data: start again from the first page",
+    when: "a table page's `_next` token, or the data API's `next`, was given out for an older version of the scraper's data: start again from the first page",
   },
   nameInvalid: { example: ['scraper', 'my scraper'], area: 'manage', when: 'an account or scraper name that is not allowed' },
   accountExists: { example: ['alice'], area: 'manage', when: 'creating an account whose name is taken' },

@@ -50,7 +50,7 @@ test('the data route, the query-process protocol and the parameter readers name 
     'log/redact.ts',
     ...readdirSync(path.join(root, 'pool')).map((f) => `pool/${f}`),
   ];
-  assert.deepEqual(formatParamNames, ['dl', 'callback', 'excel']);
+  assert.deepEqual(formatParamNames, ['dl', 'page_size', 'next', 'callback', 'excel']);
   for (const file of files) {
     const source = readFileSync(path.join(root, file), 'utf8');
     for (const name of [...formatNames, ...formatParamNames, 'jsonp']) assert.ok(!source.includes(`'${name}'`), `${file} names ${name}`);

@@ -16,11 +16,15 @@ import { admitApiCall, type ApiCall } from '../api-call.js';
 import { isNotModified, notModifiedStatus, sendNotModified } from '../conditional.js';
 import { planDataAnswer, type DataAnswer } from '../data-answer.js';
 import { readQueryBody } from '../query-body.js';
+import { nextPageLink, type QueryPage } from '../query-pages.js';
 import { loggedWhenDone, noteRequest } from '../request-log.js';
 import { answerError, asSiphonError, sendError } from '../send-error.js';
+import { whileClientWaits } from '../client-waits.js';
 import { streamResponse } from '../stream-response.js';
 import { settleUnreadBody } from '../unread-body.js';
 import { singleParam } from './params.js';
+
+type ParamReader = (name: string) => string | undefined;
 
 interface DataRoute {
   Params: { owner: string; scraper: string; format?: string };
@@ -95,6 +99,28 @@ export function dataRoutes(
     sendNotModified(reply, answer.headers);
   }
 
+  /**
+   * Step 11, for a page of a query (`page_size`): whether rows follow it, asked in the key's lane,
+   * and if so the next page's `Link`, known before the first byte.
+   */
+  async function linkNextPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    call: ApiCall,
+    answer: DataAnswer,
+    page: QueryPage,
+    param: ParamReader,
+    sql: string,
+  ) {
+    const client = whileClientWaits(reply);
+    try {
+      const link = await nextPageLink(request, deps, call.scraper, sql, page, param, String(call.key.id), client.signal);
+      if (link !== undefined) answer.headers.link = link;
+    } finally {
+      client.done();
+    }
+  }
+
   /** Step 11: the query queued fairly for the key's turn in a query process, or the file; its body in the answer's coding. */
   function bodyOf(call: ApiCall, answer: DataAnswer): CodedBody {
     return answer.job ? queryBody(pool, answer.job, String(call.key.id), answer.coding) : fileBody(call.scraper.data.file, answer.coding);
@@ -140,6 +166,7 @@ export function dataRoutes(
       const answer = planDataAnswer(request, config, call, format, param, callback, sql);
       // Awaited only for a 304, as every await is a turn of the microtask queue.
       if (notModified(request, answer)) return await answerNotModified(reply, answer, download);
+      if (answer.page) await linkNextPage(request, reply, call, answer, answer.page, param, sql ?? '');
       body = bodyOf(call, answer);
       await stream(request, reply, answer, body, download);
     } catch (err) {

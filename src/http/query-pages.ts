@@ -1,0 +1,104 @@
+import type { FastifyRequest } from 'fastify';
+import { runStatement } from '../browse/run.js';
+import { decodeToken, encodeToken } from '../browse/page-token.js';
+import type { Config } from '../config.js';
+import { errors } from '../errors.js';
+import type { QueryPool } from '../pool/pool.js';
+import { sqlTokens } from '../sql/tokens.js';
+import type { Scraper } from '../store/types.js';
+import { formatParamNames } from '../formats/index.js';
+import { publicOrigin } from './public-origin.js';
+
+/**
+ * @module Pages of any query on the data API (`page_size`, `next`): the query is run as
+ * `select * from (<query>) limit <size> offset <offset>`, so a page costs what reading past its
+ * offset costs; the `next` token holds the offset and the data version, with a checksum of itself,
+ * the query and the page size (browse/page-token.ts, as a table page's `_next`).
+ */
+
+/** The most rows a page may hold. */
+const maxPageSize = 100_000;
+
+/** The page a call asks for. */
+export interface QueryPage {
+  size: number;
+  offset: number;
+}
+
+/** What a token is bound to: the query and the page size. */
+const identityOf = (sql: string, size: number) => JSON.stringify(['query', sql, size]);
+
+/**
+ * The page a call asks for with `page_size` (and `next` after the first page), or undefined without
+ * `page_size`. A size that is not 1 to maxPageSize, or `next` without it, is a 400; a token changed
+ * by hand or given for another query or size is a 400, one of an older data version a 409.
+ */
+export function queryPageOf(param: (name: string) => string | undefined, scraper: Scraper, sql: string): QueryPage | undefined {
+  const sizeText = param('page_size');
+  const next = param('next');
+  if (sizeText === undefined) {
+    if (next !== undefined) throw errors.pageTokenInvalid([]);
+    return undefined;
+  }
+  const size = /^\d{1,6}$/.test(sizeText) ? Number(sizeText) : 0;
+  if (size < 1 || size > maxPageSize) throw errors.pageSizeInvalid(maxPageSize);
+  if (next === undefined) return { size, offset: 0 };
+  const token = decodeToken(next, identityOf(sql, size), 0, () => []);
+  if (token.position.kind !== 'offset') throw errors.pageTokenInvalid([]);
+  if (token.version !== scraper.data.version) throw errors.pageTokenStale([]);
+  return { size, offset: token.position.offset };
+}
+
+/** The query without a `;` that ends it (comments after it may stay: the wrapping starts a new line). */
+function withoutFinalSemicolon(sql: string): string {
+  const count = (text: string) => [...sqlTokens(text)].length;
+  const tokens = [...sqlTokens(sql)];
+  if (tokens.at(-1)?.text !== ';') return sql;
+  const total = tokens.length;
+  // The last `;` outside a comment: the one before which one token fewer remains.
+  for (let i = sql.lastIndexOf(';'); i >= 0; i = sql.lastIndexOf(';', i - 1)) {
+    if (count(sql.slice(0, i)) === total - 1) return sql.slice(0, i);
+  }
+  return sql;
+}
+
+/** The query's rows `from` to `from + limit`, in its own order; the line breaks end a trailing `--` comment. */
+function sliceOf(sql: string, limit: number, from: number, columns = '*'): string {
+  return `select ${columns} from (\n${withoutFinalSemicolon(sql)}\n) limit ${limit} offset ${from}`;
+}
+
+/** The SQL of a page: the checked query, cut to the page. */
+export function pagedSql(sql: string, page: QueryPage): string {
+  return sliceOf(sql, page.size, page.offset);
+}
+
+/**
+ * The `Link` header of a page followed by more rows: the next page's URL on the public address,
+ * the call's parameters but the key (never in a link) with `next` the new token. Undefined on the
+ * last page. Whether rows follow is asked of the query in the key's lane before the page is sent.
+ */
+export async function nextPageLink(
+  request: FastifyRequest,
+  deps: { config: Config; pool: QueryPool },
+  scraper: Scraper,
+  sql: string,
+  page: QueryPage,
+  param: (name: string) => string | undefined,
+  laneKey: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const offset = page.offset + page.size;
+  const probe = { sql: sliceOf(sql, 1, offset, '1 as more'), params: [] };
+  const rows = await runStatement(deps.pool, scraper, probe, ['more'], laneKey, { signal });
+  if (!rows || rows.length === 0) return undefined;
+  const token = encodeToken({ version: scraper.data.version, position: { kind: 'offset', offset } }, identityOf(sql, page.size));
+  const base = publicOrigin(request, deps.config);
+  if (base === undefined) throw errors.hostInvalid();
+  const query = new URLSearchParams({ query: sql });
+  for (const name of formatParamNames) {
+    const value = name === 'next' ? token : param(name);
+    if (value !== undefined) query.set(name, value);
+  }
+  const path = new URL(request.url, 'http://localhost').pathname;
+  return `<${base}${path}?${query}>; rel="next"`;
+}
