@@ -12,6 +12,7 @@ import { defaults } from '../src/config.js';
 import type { QueryJob } from '../src/pool/protocol.js';
 import { makeDb, tempDir } from './helpers/fixture-db.js';
 import { waitFor } from './helpers/cli.js';
+import { childrenRunning, cpuTicks } from './helpers/processes.js';
 import { readAll, runaway, startPool } from './helpers/query-pool.js';
 
 const file = makeDb(tempDir(), 'numbers.sqlite', 'create table t (x); insert into t values (1), (2), (3);');
@@ -119,23 +120,34 @@ test('a query sent ahead to a process that dies is queued again and answered', a
 });
 
 test('a query taken back too late, already started, holds its process a moment at most: it is killed if it goes on', async (t) => {
+  // Its one process: one not there before (an earlier test's may still be on its way out).
+  const earlier = childrenRunning('pool/child.js');
   const pool = startPool(1, { startingAtOnce: 1 });
   t.after(() => pool.close());
   await pool.ready();
+  const started = childrenRunning('pool/child.js').filter((p) => !earlier.includes(p));
+  assert.equal(started.length, 1, `the pool's processes: ${started.join(', ')}`);
+  const pid = started[0]!;
+  // Warmed up first, so that answering the first query below takes the process far less CPU than the wait's bound.
+  assert.equal(await readAll(pool.run(job('select 0 as zero'), 'erin')), '[\n{"zero":0}\n]');
   const first = pool.run(job('select 1 as one'), 'alice');
   const late = pool.run(job(runaway), 'bob');
   late.on('error', () => {});
   // Sent ahead behind the runaway, and answered all the same.
   const behind = pool.run(job('select 10 as ten'), 'dave');
   assert.equal(pool.stats().sentAhead, 2);
-  // This thread is busy while the process answers the first query and starts the runaway: the
-  // cancel comes too late, and the runaway's process must be killed for the next query to run.
-  const until = performance.now() + 300;
-  while (performance.now() < until);
+  // This thread stays busy, hearing nothing, until the process has answered the first query and is
+  // at work on the runaway (10 ticks of CPU, more than an answer of one row takes, however slowly a
+  // busy machine runs it): the cancel comes too late, and the runaway's process must be killed for
+  // the next query to run.
+  const from = cpuTicks(pid)!;
+  const deadline = performance.now() + 60_000;
+  while ((cpuTicks(pid) ?? 0) < from + 10) assert.ok(performance.now() < deadline, 'the runaway was never at work');
   late.destroy();
   assert.equal(await readAll(first), '[\n{"one":1}\n]');
   // Its process, running what nobody waits for until it is killed, is still one of the pool's.
   assert.equal(pool.stats().ready, 1);
   assert.equal(await readAll(pool.run(job('select 9 as nine'), 'carol')), '[\n{"nine":9}\n]');
+  assert.ok(!childrenRunning('pool/child.js').includes(pid), "the runaway's process was killed, and another answered");
   assert.equal(await readAll(behind), '[\n{"ten":10}\n]');
 });

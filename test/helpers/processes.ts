@@ -52,12 +52,17 @@ function procStat(pid: number): { state: string; ppid: number; cpuTicks: number;
   }
 }
 
+/** The CPU time a process has used so far, user and system, in clock ticks (10 ms); undefined once it is gone. */
+export function cpuTicks(pid: number): number | undefined {
+  return procStat(pid)?.cpuTicks;
+}
+
 /** Of `pids`, those that used CPU during the next `ms`: the ones at work. */
 export async function working(pids: readonly number[], ms: number): Promise<number[]> {
-  const before = new Map(pids.map((pid) => [pid, procStat(pid)?.cpuTicks]));
+  const before = new Map(pids.map((pid) => [pid, cpuTicks(pid)]));
   await new Promise((resolve) => setTimeout(resolve, ms));
   return pids.filter((pid) => {
-    const [was, now] = [before.get(pid), procStat(pid)?.cpuTicks];
+    const [was, now] = [before.get(pid), cpuTicks(pid)];
     return was !== undefined && now !== undefined && now > was;
   });
 }
