@@ -6,7 +6,10 @@
 export const corsAllowHeaders = 'X-API-Key, Authorization, If-None-Match, If-Modified-Since, Content-Type';
 /** A POST carries a long query, or keeps the key out of the URL. */
 export const corsAllowMethods = 'GET, HEAD, POST, OPTIONS';
-/** Headers a page's script may read besides the CORS-safelisted ones (Content-Type, Content-Length…). */
-export const corsExposeHeaders = 'Content-Disposition, ETag, Last-Modified, Siphon-Error-Code';
+/**
+ * Headers a page's script may read besides the CORS-safelisted ones (Content-Type, Content-Length…):
+ * `Link` holds the next page's URL of a paged query or table twin.
+ */
+export const corsExposeHeaders = 'Content-Disposition, ETag, Last-Modified, Link, Siphon-Error-Code';
 /** How long a browser may reuse a preflight answer; Chromium caps it at 2 hours. */
 export const corsMaxAgeSeconds = 7200;

@@ -91,6 +91,15 @@ test('ndjson and csv page the same way, the last page short', async () => {
   assert.equal(new Set(csv.flat()).size, rowCount);
 });
 
+test("a page on another origin's web page can read its Link", async () => {
+  const res = await fetch(url('json', { query: 'select id from t', page_size: '10' }), {
+    headers: { origin: 'https://elsewhere.example' },
+  });
+  await res.arrayBuffer();
+  assert.match(res.headers.get('access-control-expose-headers') ?? '', /(^|, )Link(,|$)/);
+  assert.ok(nextOf(res));
+});
+
 test('without page_size nothing changes: every row, no Link', async () => {
   const { res, text } = await ok(url('json', { query: 'select id from t' }));
   assert.equal(res.headers.get('link'), null);
