@@ -15,6 +15,8 @@ export interface FlagSpec {
   type: 'string' | 'boolean';
   /** May be given more than once; its values are kept in order. */
   multiple?: true;
+  /** Its one-letter spelling: `-o` for `--output`. */
+  short?: string;
 }
 
 /** The words of a command line once read: the flags by name (without dashes) and the rest. */

@@ -7,13 +7,13 @@ import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
 import { openStore } from '../store/open.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
+import { completionScript, completionShells, type CompletionShell } from './completion.js';
+import { remoteCommands } from './remote-commands.js';
+import { CommandFailed } from './command-failed.js';
 import { formatCopyCounts, formatKeyList, formatScraperList, formatUserList } from './listings.js';
 import type { CliIo } from './io.js';
 import { readNewPassword } from './read-password.js';
 import { isKeyPrefix } from '../keys.js';
-
-/** A command that could not do what it was asked, for a reason its message gives in one line (not a usage mistake). */
-export class CommandFailed extends Error {}
 
 export type FlagDoc = FlagSpec & { metavar?: string; doc: string };
 
@@ -43,6 +43,28 @@ export const commandFlags = {
     doc: 'the account whose key is named by its prefix, as key list shows it (sph_ and 6 more), instead of the key itself',
   },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
+  server: { type: 'string', metavar: 'URL', doc: 'the Siphon to ask (else $SIPHON_SERVER, else http://127.0.0.1:3000)' },
+  key: {
+    type: 'string',
+    metavar: 'KEY',
+    doc: 'the API key to ask with (else $SIPHON_KEY, which keeps it out of ps and shell history), sent in the X-API-Key header',
+  },
+  format: {
+    type: 'string',
+    metavar: 'FORMAT',
+    doc: 'csv, json or ndjson (query: csv when stdout is not a terminal, a table when it is); download also takes sqlite, its default without --query',
+  },
+  output: {
+    type: 'string',
+    short: 'o',
+    metavar: 'FILE',
+    doc: 'the file to save to (default: the name the server gives, in the current folder)',
+  },
+  query: {
+    type: 'string',
+    metavar: 'SQL',
+    doc: "download this query's rows (csv unless --format says otherwise) instead of the SQLite file",
+  },
   'print-config': {
     type: 'boolean',
     doc: "print every setting's value and where it came from (flag, env or default), then exit without serving",
@@ -381,7 +403,35 @@ export const commands: readonly Command[] = [
       process.exit(0);
     },
   },
+  ...remoteCommands,
+  {
+    name: 'completion',
+    args: ['SHELL'],
+    flags: [],
+    settings: [],
+    summary: 'print a completion script for bash or zsh',
+    about:
+      "Prints a script that completes siphon's commands and options in bash or zsh (SHELL): `source <(siphon completion bash)` in ~/.bashrc, or `source <(siphon completion zsh)` in ~/.zshrc after compinit.",
+    run: async (run) => {
+      const shell = run.args[0]!;
+      if (!(completionShells as readonly string[]).includes(shell))
+        throw new UsageError(`completion takes bash or zsh, not ${JSON.stringify(shell)}`, 'completion');
+      const valueFlags = [
+        ...Object.entries(commandFlags as Record<string, FlagDoc>)
+          .filter(([, flag]) => flag.type === 'string')
+          .map(([name]) => name),
+        ...allSettings.map((s) => s.flag),
+      ];
+      const completed = commands.map((c) => ({ name: c.name, flags: [...flagsOf(c)] }));
+      run.io.stdout(completionScript(shell as CompletionShell, completed, valueFlags));
+    },
+  },
 ];
+
+/** The flags `command` takes by name: its own, its settings', the store's. */
+export function flagsOf(command: Command): Set<string> {
+  return new Set([...command.flags, ...[...command.settings, ...storeSettings].map((key) => settings[key].flag)]);
+}
 
 /** The command named by the first words of `positionals`, if any. */
 export function findCommand(positionals: readonly string[]): Command | undefined {

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * What a command reads and writes, besides its store and files: the process's own streams,
@@ -8,6 +8,10 @@ import type { Readable } from 'node:stream';
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Stdout as a stream, for what is piped through as it comes (a query's rows), at the pace it is read. */
+  output: Writable & { isTTY?: boolean };
+  /** Whether stderr is a terminal: a download draws its progress line only there. */
+  stderrIsTTY: boolean;
   /** Read by `user passwd` only; a terminal (`isTTY`) is asked with echo off. */
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
@@ -20,6 +24,8 @@ export function processIo(): CliIo {
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    output: process.stdout,
+    stderrIsTTY: process.stderr.isTTY === true,
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),

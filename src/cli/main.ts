@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import { configWith } from '../config.js';
-import { allSettings, resolveSettings, SettingInvalid, settings } from '../config/settings.js';
+import { allSettings, resolveSettings, SettingInvalid } from '../config/settings.js';
 import { SiphonError } from '../errors.js';
 import { PoolStartError } from '../pool/pool.js';
 import { SqliteBuildError } from '../sql/sqlite-build.js';
 import { StoreUnavailable } from '../store/open.js';
 import { readArgs, UsageError, type FlagSpec } from './args.js';
-import { CommandFailed, commandFlags, findCommand, storeSettings, type Command, type CommandFlag, type FlagDoc } from './commands.js';
+import { CommandFailed } from './command-failed.js';
+import { commandFlags, findCommand, flagsOf, storeSettings, type Command, type CommandFlag, type FlagDoc } from './commands.js';
 import { processIo, type CliIo } from './io.js';
 import { commandHelp, overview } from './usage.js';
 import { siphonVersion } from './version.js';
@@ -25,11 +26,6 @@ function commandNamed(words: readonly string[]): Command {
   const command = findCommand(words);
   if (!command || command.name.split(' ').length < words.length) throw unknownCommand(words);
   return command;
-}
-
-/** The flags `command` takes by name: its own, its settings', the store's. */
-function flagsOf(command: Command): Set<string> {
-  return new Set([...command.flags, ...[...command.settings, ...storeSettings].map((key) => settings[key].flag)]);
 }
 
 async function run(argv: string[], io: CliIo): Promise<void> {

@@ -62,7 +62,10 @@ export function commandHelp(command: Command): string {
     ...(commandSettings.length > 8 ? ['[SETTINGS]'] : commandSettings.map((s) => `[${flagWords(s.flag, s.metavar)}]`)),
   ].join(' ');
   const options = indent([
-    ...command.flags.map((name): [string, string] => [flagWords(name, flagDoc(name).metavar), flagDoc(name).doc]),
+    ...command.flags.map((name): [string, string] => {
+      const flag = flagDoc(name);
+      return [`${flag.short ? `-${flag.short}, ` : ''}${flagWords(name, flag.metavar)}`, flag.doc];
+    }),
     ...commandSettings.map(settingRow),
     settingRow(settings.dataDir as Setting),
     settingRow(settings.databaseUrl as Setting),

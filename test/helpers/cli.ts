@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 import { nodeFlags } from '../../src/cli/node-flags.js';
 import { allSettings, envName } from '../../src/config/settings.js';
@@ -60,6 +60,7 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
   if (opts.ownProcess || serves(args)) return runCliProcess(args, opts);
   let stdout = '';
   let stderr = '';
+  const decoder = new TextDecoder();
   const code = await main(cliArgs(args, opts.dataDir).slice(1), {
     stdout: (text) => {
       stdout += text;
@@ -67,6 +68,13 @@ export async function runCli(args: string[], opts: CliOptions = {}): Promise<Cli
     stderr: (text) => {
       stderr += text;
     },
+    output: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        stdout += decoder.decode(chunk, { stream: true });
+        done();
+      },
+    }),
+    stderrIsTTY: false,
     stdin: Readable.from(opts.input === undefined ? [] : [opts.input]),
     env: childEnv(opts.env),
     cwd: opts.cwd ?? process.cwd(),

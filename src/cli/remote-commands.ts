@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { UsageError } from './args.js';
+import { CommandFailed } from './command-failed.js';
+import type { Command, CommandRun } from './commands.js';
+import { askData, bodyOf, cutShort, remoteOf } from './remote.js';
+import { drawTable } from './rows-table.js';
+import { byteSize, saveBody } from './save-download.js';
+
+const queryFormats = ['csv', 'json', 'ndjson'];
+const downloadFormats = ['sqlite', ...queryFormats];
+
+/** The --format asked for, checked against those the command takes. */
+function formatOf(run: CommandRun, command: string, formats: readonly string[], otherwise: string): string {
+  const format = (run.flags.format as string | undefined) ?? otherwise;
+  if (!formats.includes(format)) throw new UsageError(`--format must be ${formats.join(', ')}, not ${JSON.stringify(format)}`, command);
+  return format;
+}
+
+async function query(run: CommandRun): Promise<void> {
+  const { io } = run;
+  const remote = remoteOf(run, 'query');
+  const table = run.flags.format === undefined && io.output.isTTY === true;
+  const format = table ? 'csv' : formatOf(run, 'query', queryFormats, 'csv');
+  const response = await askData(remote, format, { query: run.args[1]! });
+  try {
+    // Piped through as it comes, at the pace stdout takes it: a result of any size holds no more memory.
+    if (table) await drawTable(bodyOf(response), io.stdout);
+    else await pipeline(bodyOf(response), io.output, { end: false });
+  } catch (err) {
+    throw cutShort(err);
+  }
+}
+
+/** The file name the server gives with dl=1 (its plain `filename`: ASCII letters, digits, `.`, `_` and `-` only). */
+function servedName(response: Response): string | undefined {
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  return name && !/^\.+$/.test(name) ? path.basename(name) : undefined;
+}
+
+async function download(run: CommandRun): Promise<void> {
+  const { io, flags } = run;
+  const remote = remoteOf(run, 'download');
+  const sql = flags.query as string | undefined;
+  const format = formatOf(run, 'download', downloadFormats, sql === undefined ? 'sqlite' : 'csv');
+  if (format === 'sqlite' && sql !== undefined)
+    throw new UsageError('--query gives rows: download them as csv, json or ndjson', 'download');
+  if (format !== 'sqlite' && sql === undefined)
+    throw new UsageError(`--format ${format} needs --query SQL (the whole database is --format sqlite)`, 'download');
+  const aborts = new AbortController();
+  const abort = () => aborts.abort();
+  process.once('SIGINT', abort).once('SIGTERM', abort);
+  try {
+    const response = await askData(remote, format, { dl: '1', ...(sql === undefined ? {} : { query: sql }) }, aborts.signal).catch(
+      (err: unknown) => {
+        throw aborts.signal.aborted ? new CommandFailed('interrupted: nothing was saved') : err;
+      },
+    );
+    const name = (flags.output as string | undefined) ?? servedName(response) ?? `${remote.scraper.slice(1).replace('/', '-')}.${format}`;
+    const target = path.resolve(io.cwd, name);
+    const bytes = await saveBody(io, response, target, aborts.signal);
+    io.stdout(`saved ${name} (${byteSize(bytes)})\n`);
+  } finally {
+    process.off('SIGINT', abort).off('SIGTERM', abort);
+  }
+}
+
+/** The commands that ask a running Siphon over HTTP, rather than working on its data folder. */
+export const remoteCommands: readonly Command[] = [
+  {
+    name: 'query',
+    args: ['OWNER/SCRAPER', 'SQL'],
+    flags: ['server', 'key', 'format'],
+    settings: [],
+    summary: "run SQL on a running Siphon's scraper; rows to stdout",
+    about:
+      'Runs one SQL query on a scraper of a running Siphon (--server, else $SIPHON_SERVER, else http://127.0.0.1:3000) with an API key (--key, else $SIPHON_KEY; sent in the X-API-Key header, never shown). ' +
+      'At a terminal the rows are drawn as a table (columns at most 40 characters wide) followed by how many there were; otherwise, or with --format, they are written as csv (the default), json or ndjson, streamed as the server sends them. ' +
+      'An error is one line on stderr with its SIPHON_ERR_* code, and exit status 1.',
+    run: query,
+  },
+  {
+    name: 'download',
+    args: ['OWNER/SCRAPER'],
+    flags: ['server', 'key', 'format', 'output', 'query'],
+    settings: [],
+    summary: "save a running Siphon's scraper (its SQLite file, or a query's rows) to a file",
+    about:
+      "Saves a scraper of a running Siphon to a file: its whole SQLite database by default, or with --query the query's rows (csv by default, or --format json or ndjson). " +
+      'The file is the name the server gives (owner-scraper.sqlite, say) in the current folder unless -o says otherwise; it is written under a temporary name beside it and renamed when complete, ' +
+      'so an interrupted download (the server gone, a body cut short, Ctrl-C) leaves no file under that name, and removes its temporary file. ' +
+      'At a terminal a progress line on stderr shows the bytes, the rate and, when the size is known, the time left. Server and key as for query.',
+    run: download,
+  },
+];
