@@ -8,7 +8,7 @@ import { openStore } from '../store/open.js';
 import type { FlagSpec } from './args.js';
 import { UsageError } from './args.js';
 import { completionScript, completionShells, type CompletionShell } from './completion.js';
-import { remoteCommands } from './remote-commands.js';
+import { remoteCommands, remoteFlags } from './remote-commands.js';
 import { CommandFailed } from './command-failed.js';
 import { formatCopyCounts, formatKeyList, formatScraperList, formatUserList } from './listings.js';
 import type { CliIo } from './io.js';
@@ -43,28 +43,7 @@ export const commandFlags = {
     doc: 'the account whose key is named by its prefix, as key list shows it (sph_ and 6 more), instead of the key itself',
   },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
-  server: { type: 'string', metavar: 'URL', doc: 'the Siphon to ask (else $SIPHON_SERVER, else http://127.0.0.1:3000)' },
-  key: {
-    type: 'string',
-    metavar: 'KEY',
-    doc: 'the API key to ask with (else $SIPHON_KEY, which keeps it out of ps and shell history), sent in the X-API-Key header',
-  },
-  format: {
-    type: 'string',
-    metavar: 'FORMAT',
-    doc: 'csv, json or ndjson (query: csv when stdout is not a terminal, a table when it is); download also takes sqlite, its default without --query',
-  },
-  output: {
-    type: 'string',
-    short: 'o',
-    metavar: 'FILE',
-    doc: 'the file to save to (default: the name the server gives, in the current folder)',
-  },
-  query: {
-    type: 'string',
-    metavar: 'SQL',
-    doc: "download this query's rows (csv unless --format says otherwise) instead of the SQLite file",
-  },
+  ...remoteFlags,
   'print-config': {
     type: 'boolean',
     doc: "print every setting's value and where it came from (flag, env or default), then exit without serving",
@@ -100,6 +79,8 @@ export interface Command {
   required?: readonly CommandFlag[];
   /** The settings it reads besides the data folder, each by its flag or environment variable. */
   settings: readonly CommandSetting[];
+  /** false: it reads no data folder or store (it asks a running server, say), so it takes neither --data-dir nor --database-url. */
+  store?: false;
   /** One line for the list of commands. */
   summary: string;
   /** What `help <command>` says it does. */
@@ -409,6 +390,7 @@ export const commands: readonly Command[] = [
     args: ['SHELL'],
     flags: [],
     settings: [],
+    store: false,
     summary: 'print a completion script for bash or zsh',
     about:
       "Prints a script that completes siphon's commands and options in bash or zsh (SHELL): `source <(siphon completion bash)` in ~/.bashrc, or `source <(siphon completion zsh)` in ~/.zshrc after compinit.",
@@ -430,7 +412,12 @@ export const commands: readonly Command[] = [
 
 /** The flags `command` takes by name: its own, its settings', the store's. */
 export function flagsOf(command: Command): Set<string> {
-  return new Set([...command.flags, ...[...command.settings, ...storeSettings].map((key) => settings[key].flag)]);
+  return new Set([...command.flags, ...settingsOf(command).map((key) => settings[key].flag)]);
+}
+
+/** The settings `command` reads: its own, and the store's unless it has none. */
+export function settingsOf(command: Command): (keyof Config)[] {
+  return [...(command.store === false ? [] : storeSettings), ...command.settings];
 }
 
 /** The command named by the first words of `positionals`, if any. */

@@ -7,7 +7,7 @@ import { SqliteBuildError } from '../sql/sqlite-build.js';
 import { StoreUnavailable } from '../store/open.js';
 import { readArgs, UsageError, type FlagSpec } from './args.js';
 import { CommandFailed } from './command-failed.js';
-import { commandFlags, findCommand, flagsOf, storeSettings, type Command, type CommandFlag, type FlagDoc } from './commands.js';
+import { commandFlags, findCommand, flagsOf, settingsOf, type Command, type CommandFlag, type FlagDoc } from './commands.js';
 import { processIo, type CliIo } from './io.js';
 import { commandHelp, overview } from './usage.js';
 import { siphonVersion } from './version.js';
@@ -67,7 +67,7 @@ async function run(argv: string[], io: CliIo): Promise<void> {
       throw new UsageError(`${command.name} needs --${flag} ${(commandFlags[flag] as FlagDoc).metavar ?? ''}`.trimEnd(), command.name);
   }
   const settingTexts = Object.fromEntries(Object.entries(flags).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
-  const resolved = resolveSettings([...storeSettings, ...command.settings], settingTexts, io.env, io.cwd);
+  const resolved = resolveSettings(settingsOf(command), settingTexts, io.env, io.cwd);
   await command.run({
     args,
     flags: flags as Partial<Record<CommandFlag, string | boolean | string[]>>,

@@ -2,10 +2,36 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from './args.js';
 import { CommandFailed } from './command-failed.js';
-import type { Command, CommandRun } from './commands.js';
+import type { Command, CommandRun, FlagDoc } from './commands.js';
 import { askData, bodyOf, cutShort, remoteOf } from './remote.js';
 import { drawTable } from './rows-table.js';
 import { byteSize, saveBody } from './save-download.js';
+
+/** The flags of query and download. */
+export const remoteFlags = {
+  server: { type: 'string', metavar: 'URL', doc: 'the Siphon to ask (else $SIPHON_SERVER, else http://127.0.0.1:3000)' },
+  key: {
+    type: 'string',
+    metavar: 'KEY',
+    doc: 'the API key to ask with (else $SIPHON_KEY, which keeps it out of ps and shell history), sent in the X-API-Key header',
+  },
+  format: {
+    type: 'string',
+    metavar: 'FORMAT',
+    doc: 'csv, json or ndjson (query: csv when stdout is not a terminal, a table when it is); download also takes sqlite, its default without --query',
+  },
+  output: {
+    type: 'string',
+    short: 'o',
+    metavar: 'FILE',
+    doc: 'the file to save to (default: the name the server gives, in the current folder)',
+  },
+  query: {
+    type: 'string',
+    metavar: 'SQL',
+    doc: "download this query's rows (csv unless --format says otherwise) instead of the SQLite file",
+  },
+} satisfies Record<string, FlagDoc>;
 
 const queryFormats = ['csv', 'json', 'ndjson'];
 const downloadFormats = ['sqlite', ...queryFormats];
@@ -72,6 +98,7 @@ export const remoteCommands: readonly Command[] = [
     args: ['OWNER/SCRAPER', 'SQL'],
     flags: ['server', 'key', 'format'],
     settings: [],
+    store: false,
     summary: "run SQL on a running Siphon's scraper; rows to stdout",
     about:
       'Runs one SQL query on a scraper of a running Siphon (--server, else $SIPHON_SERVER, else http://127.0.0.1:3000) with an API key (--key, else $SIPHON_KEY; sent in the X-API-Key header, never shown). ' +
@@ -84,6 +111,7 @@ export const remoteCommands: readonly Command[] = [
     args: ['OWNER/SCRAPER'],
     flags: ['server', 'key', 'format', 'output', 'query'],
     settings: [],
+    store: false,
     summary: "save a running Siphon's scraper (its SQLite file, or a query's rows) to a file",
     about:
       "Saves a scraper of a running Siphon to a file: its whole SQLite database by default, or with --query the query's rows (csv by default, or --format json or ndjson). " +

@@ -23,6 +23,12 @@ function indent(rows: readonly [string, string][]): string {
     .join('');
 }
 
+/** The commands that read no store, as the overview names them: `query, download and completion`. */
+function storeless(): string {
+  const names = commands.filter((c) => c.store === false).map((c) => c.name);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
+}
+
 /** `siphon help`: every command in one line each. */
 export function overview(): string {
   return (
@@ -31,8 +37,10 @@ export function overview(): string {
       ...commands.map((c): [string, string] => [[c.name, ...c.args].join(' '), c.summary]),
       ['help [COMMAND]', "this list, or a command's usage and options"],
     ]) +
-    `\nEvery command takes --data-dir DIR (else $${envName(settings.dataDir)}, else ./data), --database-url URL (else\n` +
-    `$${envName(settings.databaseUrl)}, else siphon.db in the data folder) and --help.\n` +
+    `\n${wrap(
+      `Every command takes --help, and all but ${storeless()} take --data-dir DIR (else $${envName(settings.dataDir)}, else ./data) ` +
+        `and --database-url URL (else $${envName(settings.databaseUrl)}, else siphon.db in the data folder).`,
+    )}\n` +
     "Run 'siphon help COMMAND' (or 'siphon COMMAND --help') for a command's options; 'siphon help serve' lists\n" +
     "serve's settings, each a flag and a SIPHON_* environment variable. 'siphon --version' prints the version.\n"
   );
@@ -67,8 +75,7 @@ export function commandHelp(command: Command): string {
       return [`${flag.short ? `-${flag.short}, ` : ''}${flagWords(name, flag.metavar)}`, flag.doc];
     }),
     ...commandSettings.map(settingRow),
-    settingRow(settings.dataDir as Setting),
-    settingRow(settings.databaseUrl as Setting),
+    ...(command.store === false ? [] : [settingRow(settings.dataDir as Setting), settingRow(settings.databaseUrl as Setting)]),
     ['-h, --help', 'print this help'],
   ]);
   return `${usage}\n\n${wrap(command.about)}\n\n${commandSettings.length > 8 ? 'Options and settings' : 'Options'}:\n${options}`;
