@@ -85,6 +85,25 @@ test('mistakes and refusals are one line, and leave no file', async () => {
   assert.deepEqual(readdirSync(cwd), []);
 });
 
+test('at a terminal a progress line on stderr tells the bytes, the size, the rate and the time left', async () => {
+  const cwd = tempDir();
+  const command = [process.execPath, ...nodeFlags, siphonBin, 'download', 'alice/shop'];
+  const shell = command.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn('script', ['--quiet', '--return', '--command', shell, '/dev/null'], {
+    cwd,
+    env: { ...process.env, SIPHON_SERVER: server.base, SIPHON_KEY: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0, out);
+  const size = readFileSync(path.join(cwd, 'alice-shop.sqlite')).length;
+  const shown = `${(size / 1000).toFixed(1)} KB`;
+  // The last drawing, when the whole body has come: the line is redrawn in place.
+  assert.match(out, new RegExp(`\\r\\x1b\\[K${shown} of ${shown}, [\\d.]+ [KMG]?B/s, 0 s left\\r?\\n`));
+  assert.ok(!out.includes(key));
+});
+
 /**
  * A server that answers a download's headers and its first bytes, then `ending` the connection (it
  * plays a server that died part way, which a real one does at a moment no test can choose).
