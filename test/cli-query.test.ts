@@ -130,8 +130,9 @@ test('a large result is streamed: memory stays flat and the bytes are the API’
   assert.equal(whole.sha, createHash('sha256').update(api).digest('hex'));
   assert.ok(whole.bytes > 40e6, `${whole.bytes} bytes`);
   t.diagnostic(`peak memory: ${whole.maxKb} KB for ${whole.bytes} bytes, ${small.maxKb} KB for 10 rows`);
-  // Held in memory, 40 MB of output would take more than 40 MB; streamed, it costs a few buffers.
-  assert.ok(whole.maxKb - small.maxKb < 25_000, `peak ${whole.maxKb} KB against ${small.maxKb} KB for 10 rows`);
+  // Held in memory, the output would take at least its own size; streamed, it costs buffers in
+  // flight and the garbage V8 has not collected yet (8-20 MB seen): well under three quarters of it.
+  assert.ok((whole.maxKb - small.maxKb) * 1000 < whole.bytes * 0.75, `peak ${whole.maxKb} KB against ${small.maxKb} KB for 10 rows`);
 });
 
 test('refusals are one line on stderr with their code, and exit status 1', async () => {
