@@ -98,7 +98,7 @@ test('at a terminal a progress line on stderr tells the bytes, the size, the rat
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0, out);
   const size = readFileSync(path.join(cwd, 'alice-shop.sqlite')).length;
-  const shown = `${(size / 1000).toFixed(1)} KB`;
+  const shown = `${(size / 1024).toFixed(1)} KB`;
   // The last drawing, when the whole body has come: the line is redrawn in place.
   assert.match(out, new RegExp(`\\r\\x1b\\[K${shown} of ${shown}, [\\d.]+ [KMG]?B/s, 0 s left\\r?\\n`));
   assert.ok(!out.includes(key));

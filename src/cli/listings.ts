@@ -1,4 +1,5 @@
 import type { AccountListing, KeyListing, ScraperListing } from '../store/types.js';
+import { byteSize } from '../utils/byte-size.js';
 
 /** A timestamp to the second, as `2026-11-23T10:00:00Z`. */
 const toSecond = (iso: string) => iso.replace(/\.\d+Z$/, 'Z');
@@ -47,18 +48,6 @@ export function formatUserList(accounts: readonly AccountListing[]): string {
   );
 }
 
-/** A size in bytes as people read it: `900 B`, `12.5 KB`, `1.0 GB` (units of 1,024, as the limits' MB are). */
-function size(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let n = bytes;
-  let unit = 0;
-  while (n >= 1024 && unit < units.length - 1) {
-    n /= 1024;
-    unit++;
-  }
-  return unit === 0 ? `${n} B` : `${n.toFixed(1)} ${units[unit]}`;
-}
-
 /** What `scraper list` prints: one line per scraper, private ones marked, its tables last (the widest). */
 export function formatScraperList(listings: readonly ScraperListing[]): string {
   return columns(
@@ -67,7 +56,7 @@ export function formatScraperList(listings: readonly ScraperListing[]): string {
       `${scraper.owner.name}/${scraper.name}`,
       scraper.isPrivate ? 'private' : 'public',
       String(scraper.data.version),
-      size(scraper.data.sizeBytes),
+      byteSize(scraper.data.sizeBytes),
       toSecond(scraper.data.updatedAt),
       String(downloads),
       scraper.data.tables.map((t) => `${t.name} (${t.rows} rows)`).join(', ') || '-',

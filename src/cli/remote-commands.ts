@@ -5,7 +5,8 @@ import { CommandFailed } from './command-failed.js';
 import type { Command, CommandRun, FlagDoc } from './commands.js';
 import { askData, bodyOf, cutShort, remoteOf } from './remote.js';
 import { drawTable } from './rows-table.js';
-import { byteSize, saveBody } from './save-download.js';
+import { byteSize } from '../utils/byte-size.js';
+import { saveBody } from './save-download.js';
 
 /** The flags of query and download. */
 export const remoteFlags = {

@@ -7,18 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { CommandFailed } from './command-failed.js';
 import type { CliIo } from './io.js';
 import { bodyOf, cutShort } from './remote.js';
-
-/** Bytes as a person reads them: 512 B, 3.4 MB. */
-export function byteSize(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
+import { byteSize } from '../utils/byte-size.js';
 
 /** Counts the bytes going through, and redraws a progress line on a terminal at most 4 times a second. */
 function progress(io: CliIo, total: number | undefined): Transform & { bytes(): number; finish(): void } {

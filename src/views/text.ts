@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from './html.js';
+import { scaleBytes } from '../utils/byte-size.js';
 
 /** 1,234,567 — grouped so large counts read at a glance. */
 export function count(n: number): string {
@@ -12,14 +13,8 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 /** Sizes as people read them, in powers of 1024 (as `ls -h` and file managers show them). */
 export function humanSize(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let size = bytes;
-  let unit = 0;
-  while (size >= 1024 && unit < units.length - 1) {
-    size /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? plural(bytes, 'byte') : `${size < 10 ? size.toFixed(1) : Math.round(size)} ${units[unit]}`;
+  const { size, unit } = scaleBytes(bytes);
+  return unit === 'B' ? plural(bytes, 'byte') : `${size < 10 ? size.toFixed(1) : Math.round(size)} ${unit}`;
 }
 
 /** A machine-readable `<time>` showing the UTC date and minute, e.g. `21 Nov 2026, 05:45 UTC`. */
