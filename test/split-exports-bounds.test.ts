@@ -117,7 +117,9 @@ test('a split export whose client goes away stops: its processes work on it no m
   // Killed, or let finish the range they had just started (pool.ts): either way, done with it. A
   // process started since, in place of a killed one, may still be busy starting: it is not looked at.
   await quietPool();
-  assert.deepEqual(await working(atWork, 300), [], 'no process still works on the export');
+  // A process freed a moment ago may still spend a tick on its way to idle (a collection, its last
+  // write; one did in CI): one at work on the export would go on using its core.
+  await waitFor(async () => (await working(atWork, 300)).length === 0, 5_000);
   const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
   assert.deepEqual(await quick.json(), [{ one: 1 }]);
 });
@@ -153,7 +155,7 @@ test('one of a split export’s two processes dying ends the export: the body is
   await loggedSplit(logFrom);
   await quietPool();
   // The other was killed, or (between two ranges) given back idle: either way no work goes on for a dead export.
-  assert.deepEqual(await working(pair, 300), [], 'nothing works on the export any more');
+  await waitFor(async () => (await working(pair, 300)).length === 0, 5_000);
   assert.ok(!isRunning(pair[0]!));
   const quick = await fetch(dataUrl(server.base, 'alice/huge', 'json', { key: keys[1]!, query: 'select 1 as one' }));
   assert.deepEqual(await quick.json(), [{ one: 1 }]);
