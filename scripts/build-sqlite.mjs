@@ -12,13 +12,15 @@
  *
  * Plain Node, no TypeScript: it runs before the build. It rebuilds only when the installed module
  * lacks an option or a change (a second `npm install` costs nothing), always from source (a prebuilt
- * binary would be the stock one), and exits non-zero when the build fails or still lacks one. A
- * module is known to be built with the changes by a stamp written next to it after the build.
+ * binary would be the stock one) and with node-gyp itself (package.json's `allowScripts` turns
+ * better-sqlite3's own install script off, so SQLite is compiled once), and exits non-zero when the
+ * build fails or still lacks one. A module is known to be built with the changes by a stamp written
+ * next to it after the build.
  * `--check`: only says what the installed module lacks, and exits non-zero if anything.
  */
 import { spawnSync } from 'node:child_process';
 import { hash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,15 +101,26 @@ function writeAmalgamation() {
   return dir;
 }
 
+/**
+ * node-gyp as npm ships it: the one npm names to the scripts it runs, else the one beside the npm on
+ * the PATH. Called directly: `npm rebuild better-sqlite3` would run better-sqlite3's install script,
+ * which package.json's `allowScripts` turns off so that SQLite is compiled once, here.
+ */
+function nodeGyp() {
+  if (process.env.npm_config_node_gyp) return process.env.npm_config_node_gyp;
+  const npm = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, 'npm'))
+    .find((file) => existsSync(file));
+  if (!npm) throw new Error('node-gyp is looked for beside npm, which is not on the PATH');
+  return path.join(path.dirname(realpathSync(npm)), '..', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+}
+
 function rebuild(amalgamationDir) {
-  // Through the npm that runs this script when there is one, else the npm on the PATH.
-  const npmCli = process.env.npm_execpath;
-  const [command, args] = npmCli?.endsWith('.js')
-    ? [process.execPath, [npmCli, 'rebuild', 'better-sqlite3']]
-    : ['npm', ['rebuild', 'better-sqlite3']];
-  // Environment variables, not CLI flags: npm 11 does not pass `--sqlite3=` on reliably.
-  const env = { ...process.env, npm_config_sqlite3: amalgamationDir, npm_config_build_from_source: 'true' };
-  const result = spawnSync(command, args, { env, stdio: 'inherit', cwd: repoRoot });
+  // Environment variables, as npm hands its configuration to node-gyp: better-sqlite3's gyp files
+  // read `sqlite3` (the amalgamation's folder, an absolute path).
+  const env = { ...process.env, npm_config_sqlite3: amalgamationDir };
+  const result = spawnSync(process.execPath, [nodeGyp(), 'rebuild', '--release'], { env, stdio: 'inherit', cwd: moduleDir });
   if (result.error) throw result.error;
   return result.status === 0;
 }
