@@ -3,7 +3,7 @@
  * parseView) quoted, every value bound. Output columns are renamed (`k`, `n0`…, `c0`…), so any column
  * name comes back whole from the json format, however it is spelt.
  */
-import type { QueryParam } from '../pool/protocol.js';
+import type { BoundValues, QueryParam } from '../pool/protocol.js';
 import { quoteIdentifier } from '../shared/sql-names.js';
 import type { TableInfo } from '../store/types.js';
 import { filterSql } from './filters.js';
@@ -12,7 +12,7 @@ import type { TableView } from './types.js';
 
 export interface Statement {
   sql: string;
-  params: QueryParam[];
+  params: BoundValues;
 }
 
 /**

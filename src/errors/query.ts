@@ -17,6 +17,21 @@ export const queryErrors = {
       400,
       `${JSON.stringify(name.slice(0, 40))} cannot be used: of the pragma functions (any name starting with pragma_), only those that describe the tables can: ${allowed.join(', ')}.`,
     ),
+  paramMissing: (names: readonly string[]) =>
+    make(
+      'SIPHON_ERR_PARAM_MISSING',
+      400,
+      `The query uses ${names.map((n) => `:${n}`).join(', ')} but the request gives no value for ${names.length === 1 ? 'it' : 'them'}: add ${names.map((n) => `:${n}=…`).join('&')} to it.`,
+    ),
+  paramUnused: (names: readonly string[], used: readonly string[]) =>
+    make(
+      'SIPHON_ERR_PARAM_UNUSED',
+      400,
+      `The request gives ${names.map((n) => `:${n}`).join(', ')}, which the query does not use; it uses ${used.length === 0 ? 'no :named parameters' : used.map((n) => `:${n}`).join(', ')}.`,
+    ),
+  paramsTooMany: (max: number) => make('SIPHON_ERR_PARAMS_TOO_MANY', 400, `A request may give at most ${max} :named parameter values.`),
+  paramsTooLong: (maxChars: number) =>
+    make('SIPHON_ERR_PARAMS_TOO_LONG', 400, `The query and its :named parameter values are longer than ${maxChars} characters together.`),
   sql: (sqliteMessage: string) => make('SIPHON_ERR_SQL', 400, sqliteMessage),
   queryTimeout: (seconds: number) =>
     make(

@@ -1,3 +1,4 @@
+import { namedPrefix } from '../sql/named-params.js';
 import type { FormatCall } from './format.js';
 
 /**
@@ -28,9 +29,10 @@ export interface AtomFeed {
 export function atomFeed(call: FormatCall): AtomFeed {
   const { scraper, sql } = call;
   const page = `${call.publicBase()}/${scraper.owner}/${scraper.name}`;
-  // Named by the scraper's own spelling and the query alone, so the same feed keeps its id
-  // however the client spelled the path or ordered its parameters.
-  const id = `${page}/data.atom?${new URLSearchParams({ query: sql })}`;
+  // Named by the scraper's own spelling, the query and its values alone, so the same feed keeps its
+  // id however the client spelled the path or ordered its parameters.
+  const values = Object.entries(call.values).map(([name, value]) => [`${namedPrefix}${name}`, value]);
+  const id = `${page}/data.atom?${new URLSearchParams([['query', sql], ...values])}`;
   return {
     id,
     title: `${scraper.owner}/${scraper.name}`,

@@ -10,6 +10,8 @@ export interface FormatCall {
   params: Readonly<Record<string, string>>;
   /** The query, already checked. */
   sql: string;
+  /** The values bound to the query's `:named` parameters, by name without the colon; empty when it has none. */
+  values: Readonly<Record<string, string>>;
   scraper: { owner: string; name: string; description: string; updatedAt: string };
   /** The service's public address (`https://host[:port]`); throws the client's error when it cannot be known. */
   publicBase(): string;

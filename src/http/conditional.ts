@@ -14,6 +14,8 @@ export interface BodyShape {
   format: string;
   options?: unknown;
   sql?: string;
+  /** The values bound to the SQL's parameters. */
+  params?: unknown;
 }
 
 /**
@@ -26,8 +28,8 @@ const hashes = new LRUCache<string, string>({ max: 4096, maxSize: 4 * 1024 * 102
  * Adds the response's validators to its headers:
  *
  * - `ETag`: a hash of the scraper, its data version and file (a publish changes it at once), and
- *   `shape`, everything that shapes the body: the query's format, SQL and the format's options (a
- *   JSONP callback, a feed's URLs), or just the format for a file. It never holds the key. The
+ *   `shape`, everything that shapes the body: the query's format, SQL, the values bound to it and the
+ *   format's options (a JSONP callback, a feed's URLs), or just the format for a file. It never holds the key. The
  *   coding is a suffix (`-gzip`, `-br`), so a cache can never match a validator to a stored
  *   response in another coding. Weak (`W/`): the same data and job give the same rows, but not
  *   always the same bytes (`random()`, the clock), and compressed bytes depend on how the rows
@@ -36,8 +38,8 @@ const hashes = new LRUCache<string, string>({ max: 4096, maxSize: 4 * 1024 * 102
  */
 export function addValidators(headers: OutgoingHttpHeaders, scraper: Scraper, shape: BodyShape, coding: ContentCoding): void {
   const { data } = scraper;
-  // One value a line, the SQL last: it is the only one that can hold a line break.
-  const text = `${scraper.id}\n${data.version}\n${data.file}\n${shape.format}\n${JSON.stringify(shape.options ?? null)}\n${shape.sql ?? ''}`;
+  // One value a line (JSON has no raw line break), the SQL last: it is the only one that can hold one.
+  const text = `${scraper.id}\n${data.version}\n${data.file}\n${shape.format}\n${JSON.stringify(shape.options ?? null)}\n${JSON.stringify(shape.params ?? null)}\n${shape.sql ?? ''}`;
   let hash = hashes.get(text);
   if (hash === undefined) {
     hash = cryptoHash('sha256', text, 'base64url').slice(0, 27); // 162 bits: collisions are out of reach

@@ -6,6 +6,8 @@ import { asksDownload, bodyContentType, fileExtension, formatNames, formatParams
 import type { ContentCoding } from '../pool/compressors.js';
 import type { QueryJob } from '../pool/protocol.js';
 import { checkSql } from '../sql/check-sql.js';
+import { boundValues, givenValues } from '../sql/named-params.js';
+import type { Params } from '../utils/query-string.js';
 import type { Scraper } from '../store/types.js';
 import { rateLimitHeaders, type ApiCall } from './api-call.js';
 import { negotiateCoding, setCoding } from './compression.js';
@@ -65,7 +67,7 @@ function dispositionOf(call: ApiCall, format: Format, callback: string | undefin
 
 /**
  * A query's job: steps 8 and 9 of the data API's lifecycle, the format's own parameters (400), the
- * SQL (400) and the page asked for (400, 409), the job's SQL cut to it.
+ * SQL and its `:named` values (400) and the page asked for (400, 409), the job's SQL cut to it.
  */
 function queryJob(
   request: FastifyRequest,
@@ -74,24 +76,29 @@ function queryJob(
   format: RowFormat,
   param: (name: string) => string | undefined,
   sql: string | null,
+  given: Params,
 ): { job: QueryJob; page: QueryPage | undefined; sql: string } {
   const params = formatParams(format, param);
   const checkedSql = checkSql(sql ?? undefined, config.maxQueryChars);
-  const page = format.pageable ? queryPageOf(param, scraper, checkedSql) : undefined;
-  const options = format.options(formatCall(request, config, scraper, checkedSql, params));
-  const job = {
+  const values = boundValues(checkedSql, givenValues(given), config.maxQueryChars);
+  const page = format.pageable ? queryPageOf(param, scraper, checkedSql, values) : undefined;
+  const options = format.options(formatCall(request, config, scraper, checkedSql, params, values));
+  const job: QueryJob = {
     scraperId: scraper.id,
     file: scraper.data.file,
     sql: page ? pagedSql(checkedSql, page) : checkedSql,
     format: format.name,
     options,
   };
+  // Only when there are some: a job with values is never split over two processes.
+  if (values) job.params = values;
   return { job, page, sql: checkedSql };
 }
 
 /**
  * Steps 7–9 of the data API's lifecycle (docs/design.md): the format (404), `dl` and the format's
- * own parameters (400) and the SQL (400); then the answer's coding and headers, its validators from what shapes the
+ * own parameters (400) and the SQL with its `:named` values from the call's parameters, `given`
+ * (400; a file takes none); then the answer's coding and headers, its validators from what shapes the
  * body (the job, or a file's format), known before anything runs.
  */
 export function planDataAnswer(
@@ -102,11 +109,14 @@ export function planDataAnswer(
   param: (name: string) => string | undefined,
   callback: string | undefined,
   sql: string | null,
+  given: Params,
 ): DataAnswer {
   if (!format) throw errors.formatUnknown(formatNames);
   const { scraper } = call;
   const download = asksDownload(param);
-  const query = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql) : undefined;
+  const query = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql, given) : undefined;
+  // A file takes no query, and so no values: any it is given is unused (400).
+  if (!query) boundValues('', givenValues(given), Infinity);
   const job = query?.job;
   const coding = negotiateCoding(request.headers);
   const disposition = dispositionOf(call, format, callback, query?.sql ?? null, download);

@@ -14,6 +14,7 @@ export function formatCall(
   scraper: Scraper,
   sql: string,
   params: Record<string, string>,
+  values: Readonly<Record<string, string>> = {},
 ): FormatCall {
   const publicBase = () => {
     const base = publicOrigin(request, config);
@@ -24,6 +25,7 @@ export function formatCall(
   return {
     params,
     sql,
+    values,
     scraper: { owner: scraper.owner.name, name: scraper.name, description: scraper.description, updatedAt: scraper.data.updatedAt },
     publicBase,
     publicUrl(drop) {

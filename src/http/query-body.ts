@@ -3,12 +3,17 @@ import type { Readable } from 'node:stream';
 import { errors } from '../errors.js';
 import { formatParamNames } from '../formats/index.js';
 import { readBoundedBody, type BodyLimits } from '../limits/bounded-body.js';
+import { namedPrefix } from '../sql/named-params.js';
 import { parseParams, type Params } from '../utils/query-string.js';
 
 const formType = 'application/x-www-form-urlencoded';
 const jsonType = 'application/json';
-/** The parameters a JSON body gives: each must be a string; other members are ignored, as unknown parameters are. */
+/**
+ * The parameters a JSON body gives, and its `:named` values: each must be a string; other members
+ * are ignored, as unknown parameters are.
+ */
 const jsonParams = ['key', 'query', ...formatParamNames];
+const isJsonParam = (name: string) => jsonParams.includes(name) || name.startsWith(namedPrefix);
 
 /** Whether a request has a body at all (RFC 9112: a Content-Length above 0, or Transfer-Encoding). */
 function hasBody(request: FastifyRequest): boolean {
@@ -27,9 +32,8 @@ function fromJson(body: Buffer): Params {
     throw errors.bodyInvalid('The JSON body must be an object, such as {"key": "…", "query": "select …"}.');
   }
   const params: Params = Object.create(null) as Params;
-  for (const name of jsonParams) {
-    if (!Object.hasOwn(value, name)) continue;
-    const member = (value as Record<string, unknown>)[name];
+  for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
+    if (!isJsonParam(name)) continue;
     if (typeof member !== 'string') throw errors.bodyInvalid(`"${name}" in the JSON body must be a string.`);
     params[name] = member;
   }

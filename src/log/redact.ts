@@ -1,4 +1,5 @@
 import { formatParamNames } from '../formats/index.js';
+import { namedPrefix } from '../sql/named-params.js';
 import { pairName, pairValue, percentDecode, queryStart } from '../utils/query-string.js';
 
 /**
@@ -8,9 +9,13 @@ import { pairName, pairValue, percentDecode, queryStart } from '../utils/query-s
  */
 const publicParams = new Set(['query', ...formatParamNames, 'table', 'sql', 'format', 'q', 'scraper']);
 
-/** Whether a parameter (by decoded name) is one of those known to hold no secret. */
+/**
+ * Whether a parameter (by decoded name) is one of those known to hold no secret: a `:named` value
+ * is one too, data for the query as the query itself is (a value that looks like a key is still
+ * redacted, as in any parameter).
+ */
 export function isPublicParam(decodedName: string): boolean {
-  return publicParams.has(decodedName);
+  return publicParams.has(decodedName) || decodedName.startsWith(namedPrefix);
 }
 
 /** Names shown before `=[redacted]`, so a log still tells that a key was sent in the URL. */

@@ -79,6 +79,12 @@ function failureKind(err: unknown): ErrorPayload['kind'] {
   return err instanceof Error && outOfRoom.test(err.message) ? 'resources' : 'internal';
 }
 
+/** The job's values as better-sqlite3 takes them: positional ones spread, named ones as one object. */
+function boundValues({ params }: QueryJob): unknown[] {
+  if (params === undefined) return [];
+  return Array.isArray(params) ? params : [params];
+}
+
 /** The rows of the query, or of the range of it this process runs. */
 function batchesOf(
   open: Connection,
@@ -87,7 +93,7 @@ function batchesOf(
   range: RowidRange | undefined,
   due: () => boolean,
 ): Iterable<SqliteValue[][]> {
-  if (!range) return streamedBatches(query.stmt.iterate(...(job.params ?? [])) as Iterable<SqliteValue[]>, due);
+  if (!range) return streamedBatches(query.stmt.iterate(...boundValues(job)) as Iterable<SqliteValue[]>, due);
   const { sql, params } = rangeQuery(range);
   return rangeBatches(prepare(open, sql).stmt, params, range.rows, due);
 }

@@ -15,10 +15,11 @@ export interface QueryJob {
   file: string;
   sql: string;
   /**
-   * Values bound to the statement's `?` parameters, in order: the table pages' filters and paging
-   * (src/browse/). Always data, never SQL. The API's own queries have none.
+   * Values bound to the statement's parameters, always as data, never SQL: to its `?` in order (the
+   * table pages' filters and paging, src/browse/), or to its `:name`s by name (a data call's
+   * `:name=value`, src/sql/named-params.ts). Absent when it has none.
    */
-  params?: QueryParam[];
+  params?: BoundValues;
   /** A row format's name in the registry (src/formats/index.ts). */
   format: string;
   /** That format's encoder options for this call (JSON data, never a key), passed through unread. */
@@ -36,6 +37,9 @@ export interface QueryJob {
    */
   deflate?: boolean;
 }
+
+/** Values for a statement's `?` parameters, in order, or for its `:name`s, by name. */
+export type BoundValues = QueryParam[] | Record<string, QueryParam>;
 
 /** A bound value: JSON over IPC, so integers beyond 2^53 go as text (SQLite converts them by the column's affinity). */
 export type QueryParam = string | number | null;

@@ -99,6 +99,22 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (the name is not echoed back)' },
   downloadInvalid: { example: [], area: 'query', when: '`dl` is not `1` or `0`' },
+  paramMissing: {
+    example: [['town']],
+    area: 'query',
+    when: 'the SQL uses a `:named` parameter the request gives no value for (see [Named parameters](#named-parameters))',
+  },
+  paramUnused: {
+    example: [['twon'], ['town']],
+    area: 'query',
+    when: 'the request gives a `:named` value the SQL does not use (a misspelt name), or any to `data.sqlite`',
+  },
+  paramsTooMany: { example: [100], area: 'query', when: 'the request gives more than 100 `:named` values' },
+  paramsTooLong: {
+    example: [100000],
+    area: 'query',
+    when: 'the SQL and its `:named` values together are longer than the SQL length limit (`--max-query-chars`)',
+  },
   pageSizeInvalid: { example: [100000], area: 'query', when: '`page_size` is not a whole number from 1 to 100,000' },
   excelInvalid: { example: [], area: 'query', when: '`excel` on `data.csv` or a `.csv` table twin is not `1` or `0`' },
   atomColumns: {

@@ -27,6 +27,7 @@ function sampleCall(params: Record<string, string>): FormatCall {
   return {
     params,
     sql: 'select title, content, link, date from data',
+    values: {},
     scraper: { owner: 'demo', name: 'planning-applications', description: '', updatedAt: '2026-11-03T09:00:00.000Z' },
     publicBase: () => 'https://siphon.example',
     publicUrl: () => undefined,

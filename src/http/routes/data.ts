@@ -163,7 +163,7 @@ export function dataRoutes(
     const download = new PendingDownload(recorder, call, format ? downloadName(format, callback) : formatName, sql, startedAt);
     let body: CodedBody | undefined;
     try {
-      const answer = planDataAnswer(request, config, call, format, param, callback, sql);
+      const answer = planDataAnswer(request, config, call, format, param, callback, sql, query);
       // Awaited only for a 304, as every await is a turn of the microtask queue.
       if (notModified(request, answer)) return await answerNotModified(reply, answer, download);
       if (answer.page) await linkNextPage(request, reply, call, answer, answer.page, param, sql ?? '');
