@@ -22,11 +22,24 @@ test('bash completes commands, their second words and their flags, from the tabl
   assert.deepEqual(complete(script, 'siphon '), firstWords);
   assert.deepEqual(complete(script, 'siphon qu'), ['query']);
   assert.deepEqual(complete(script, 'siphon --data-dir /srv/x key '), ['create', 'list', 'revoke']);
-  assert.deepEqual(complete(script, 'siphon download alice/shop --'), ['--format', '--help', '--key', '--output', '--query', '--server']);
+  assert.deepEqual(complete(script, 'siphon download alice/shop --'), [
+    '--format',
+    '--help',
+    '--key',
+    '--output',
+    '--param',
+    '--query',
+    '--server',
+  ]);
   assert.deepEqual(complete(script, 'siphon help scr'), ['scraper']);
   assert.deepEqual(complete(script, 'siphon completion '), ['bash', 'zsh']);
   // After an option that takes a value, bash's own file names (nothing of ours).
   assert.deepEqual(complete(script, 'siphon download alice/shop -o '), []);
+  // -p takes a name and a value: nothing is offered for either, and the command is still known after them.
+  assert.deepEqual(complete(script, 'siphon completion -p '), []);
+  assert.deepEqual(complete(script, 'siphon completion --param town '), []);
+  assert.deepEqual(complete(script, 'siphon -p town Leura completion '), ['bash', 'zsh']);
+  assert.deepEqual(complete(script, 'siphon query alice/shop x --pa'), ['--param']);
 });
 
 test('zsh gets the same script through bashcompinit; another shell is a usage error', async () => {

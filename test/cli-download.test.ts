@@ -71,6 +71,12 @@ test("a query's rows in csv, json or ndjson, to -o's file or the server's name f
   assert.equal(named.code, 0, named.stderr);
   assert.equal(named.stdout.split(' ')[1], 'alice-shop-items.csv');
   assert.deepEqual(readdirSync(cwd).sort(), ['alice-shop-items.csv', 'rows.csv', 'rows.json', 'rows.ndjson']);
+  // The query's :named parameters, given by -p.
+  const byId = 'select * from items where id >= :from order by id';
+  const some = await download(['alice/shop', '--query', byId, '-p', 'from', '2', '-o', 'some.csv'], cwd);
+  assert.equal(some.code, 0, some.stderr);
+  assert.deepEqual(readFileSync(path.join(cwd, 'some.csv')), await fromApi('csv', { query: byId, ':from': '2' }));
+  assert.equal(readFileSync(path.join(cwd, 'some.csv'), 'utf8').split('\n').length, 3);
 });
 
 test('mistakes and refusals are one line, and leave no file', async () => {
@@ -79,9 +85,11 @@ test('mistakes and refusals are one line, and leave no file', async () => {
   assert.match(both.stderr, /^siphon: --query gives rows: download them as csv, json or ndjson\n/);
   const noQuery = await download(['alice/shop', '--format', 'csv'], cwd);
   assert.match(noQuery.stderr, /^siphon: --format csv needs --query SQL \(the whole database is --format sqlite\)\n/);
+  const valueOfNothing = await download(['alice/shop', '-p', 'from', '2'], cwd);
+  assert.match(valueOfNothing.stderr, /^siphon: -p gives a value to a parameter of --query SQL\n/);
   const missing = await download(['alice/nothing'], cwd);
   assert.equal(missing.stderr, "siphon: SIPHON_ERR_SCRAPER_NOT_FOUND: can't find scraper alice/nothing\n");
-  for (const r of [both, noQuery, missing]) assert.equal(r.code, 1);
+  for (const r of [both, noQuery, valueOfNothing, missing]) assert.equal(r.code, 1);
   assert.deepEqual(readdirSync(cwd), []);
 });
 

@@ -138,6 +138,37 @@ test('a large result is streamed: memory stays flat and the bytes are the API’
   assert.ok((whole.maxKb - small.maxKb) * 1000 < whole.bytes * 0.75, `peak ${whole.maxKb} KB against ${small.maxKb} KB for 10 rows`);
 });
 
+test('-p NAME VALUE gives a :named parameter its value, bound as the API binds it; a mistake is one line', async () => {
+  const named = 'select id, name from items where id = :id or name = :name order by id';
+  const r = await query(['alice/shop', named, '-p', 'id', '2', '--param', ':name', 'Tea, green', '--format', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const api = await fetch(
+    `${server.base}/alice/shop/data.json?${new URLSearchParams({ query: named, ':id': '2', ':name': 'Tea, green' })}`,
+    {
+      headers: { 'X-API-Key': key },
+    },
+  );
+  assert.equal(r.stdout, await api.text());
+  assert.deepEqual(JSON.parse(r.stdout), [
+    { id: 1, name: 'Tea, green' },
+    { id: 2, name: 'Say "hi"' },
+  ]);
+  // A value that reads like SQL, or starts with a dash, is a value.
+  const injected = await query(['alice/shop', named, '-p', 'name', "' or 1=1 --", '-p', 'id', '-1']);
+  assert.equal(injected.code, 0, injected.stderr);
+  assert.equal(injected.stdout, 'id,name\n');
+
+  const missing = await query(['alice/shop', named, '-p', 'id', '2']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^siphon: SIPHON_ERR_PARAM_MISSING: [^\n]*:name[^\n]*\n$/);
+  const halfPair = await query(['alice/shop', named, '-p', 'id']);
+  assert.match(halfPair.stderr, /^siphon: -p needs a name and a value: -p NAME VALUE\n/);
+  const twice = await query(['alice/shop', named, '-p', 'id', '1', '-p', ':id', '2']);
+  assert.match(twice.stderr, /^siphon: -p id is given twice\n/);
+  const glued = await query(['alice/shop', named, '-pid', '1']);
+  assert.match(glued.stderr, /^siphon: -p takes a name and a value as two words: -p NAME VALUE\n/);
+});
+
 test('refusals are one line on stderr with their code, and exit status 1', async () => {
   const sqlError = await query(['alice/shop', 'select nope from items']);
   assert.equal(sqlError.code, 1);

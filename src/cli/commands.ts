@@ -130,14 +130,16 @@ export const commands: readonly Command[] = [
       const shell = run.args[0]!;
       if (!(completionShells as readonly string[]).includes(shell))
         throw new UsageError(`completion takes bash or zsh, not ${JSON.stringify(shell)}`, 'completion');
+      const flags = Object.entries(commandFlags as Record<string, FlagDoc>);
       const valueFlags = [
-        ...Object.entries(commandFlags as Record<string, FlagDoc>)
-          .filter(([, flag]) => flag.type === 'string')
-          .map(([name]) => name),
+        ...flags.filter(([, flag]) => flag.type === 'string' && !flag.pair).map(([name]) => name),
         ...allSettings.map((s) => s.flag),
       ];
+      const pairFlags = flags
+        .filter(([, flag]) => flag.pair)
+        .flatMap(([name, flag]) => [`--${name}`, ...(flag.short ? [`-${flag.short}`] : [])]);
       const completed = commands.map((c) => ({ name: c.name, flags: [...flagsOf(c)] }));
-      run.io.stdout(completionScript(shell as CompletionShell, completed, valueFlags));
+      run.io.stdout(completionScript(shell as CompletionShell, completed, valueFlags, pairFlags));
     },
   },
 ];

@@ -32,10 +32,31 @@ export const remoteFlags = {
     metavar: 'SQL',
     doc: "download this query's rows (csv unless --format says otherwise) instead of the SQLite file",
   },
+  param: {
+    type: 'string',
+    short: 'p',
+    pair: true,
+    multiple: true,
+    metavar: 'NAME VALUE',
+    doc: "the value of the SQL's :NAME parameter (the leading colon may be left out), always bound as text, never put into the SQL; repeatable",
+  },
 } satisfies Record<string, FlagDoc>;
 
 const queryFormats = ['csv', 'json', 'ndjson'];
 const downloadFormats = ['sqlite', ...queryFormats];
+
+/** The -p NAME VALUE pairs as the data API takes them: `:NAME=VALUE`. A name given twice, or empty, is a mistake. */
+function namedValues(run: CommandRun, command: string): Record<string, string> {
+  const words = (run.flags.param as string[] | undefined) ?? [];
+  const values: Record<string, string> = {};
+  for (let i = 0; i < words.length; i += 2) {
+    const name = words[i]!.replace(/^:/, '');
+    if (name === '') throw new UsageError('-p needs a parameter name, such as -p town Leura for :town', command);
+    if (`:${name}` in values) throw new UsageError(`-p ${name} is given twice`, command);
+    values[`:${name}`] = words[i + 1]!;
+  }
+  return values;
+}
 
 /** The --format asked for, checked against those the command takes. */
 function formatOf(run: CommandRun, command: string, formats: readonly string[], otherwise: string): string {
@@ -49,7 +70,7 @@ async function query(run: CommandRun): Promise<void> {
   const remote = remoteOf(run, 'query');
   const table = run.flags.format === undefined && io.output.isTTY === true;
   const format = table ? 'csv' : formatOf(run, 'query', queryFormats, 'csv');
-  const response = await askData(remote, format, { query: run.args[1]! });
+  const response = await askData(remote, format, { query: run.args[1]!, ...namedValues(run, 'query') });
   try {
     // Piped through as it comes, at the pace stdout takes it: a result of any size holds no more memory.
     if (table) await drawTable(bodyOf(response), io.stdout);
@@ -74,15 +95,21 @@ async function download(run: CommandRun): Promise<void> {
     throw new UsageError('--query gives rows: download them as csv, json or ndjson', 'download');
   if (format !== 'sqlite' && sql === undefined)
     throw new UsageError(`--format ${format} needs --query SQL (the whole database is --format sqlite)`, 'download');
+  const values = namedValues(run, 'download');
+  if (sql === undefined && Object.keys(values).length > 0)
+    throw new UsageError('-p gives a value to a parameter of --query SQL', 'download');
   const aborts = new AbortController();
   const abort = () => aborts.abort();
   process.once('SIGINT', abort).once('SIGTERM', abort);
   try {
-    const response = await askData(remote, format, { dl: '1', ...(sql === undefined ? {} : { query: sql }) }, aborts.signal).catch(
-      (err: unknown) => {
-        throw aborts.signal.aborted ? new CommandFailed('interrupted: nothing was saved') : err;
-      },
-    );
+    const response = await askData(
+      remote,
+      format,
+      { dl: '1', ...(sql === undefined ? {} : { query: sql }), ...values },
+      aborts.signal,
+    ).catch((err: unknown) => {
+      throw aborts.signal.aborted ? new CommandFailed('interrupted: nothing was saved') : err;
+    });
     const name = (flags.output as string | undefined) ?? servedName(response) ?? `${remote.scraper.slice(1).replace('/', '-')}.${format}`;
     const target = path.resolve(io.cwd, name);
     const bytes = await saveBody(io, response, target, aborts.signal);
@@ -97,12 +124,13 @@ export const remoteCommands: readonly Command[] = [
   {
     name: 'query',
     args: ['OWNER/SCRAPER', 'SQL'],
-    flags: ['server', 'key', 'format'],
+    flags: ['server', 'key', 'format', 'param'],
     settings: [],
     store: false,
-    summary: "run SQL on a running Siphon's scraper; rows to stdout",
+    summary: "run SQL on a running Siphon's scraper (-p NAME VALUE for its :NAME); rows to stdout",
     about:
       'Runs one SQL query on a scraper of a running Siphon (--server, else $SIPHON_SERVER, else http://127.0.0.1:3000) with an API key (--key, else $SIPHON_KEY; sent in the X-API-Key header, never shown). ' +
+      "The SQL may name parameters, :town, each given its value by -p town Leura (sent as the data API's :town=Leura, and bound as text). " +
       'At a terminal the rows are drawn as a table (columns at most 40 characters wide) followed by how many there were; otherwise, or with --format, they are written as csv (the default), json or ndjson, streamed as the server sends them. ' +
       'An error is one line on stderr with its SIPHON_ERR_* code, and exit status 1.',
     run: query,
@@ -110,7 +138,7 @@ export const remoteCommands: readonly Command[] = [
   {
     name: 'download',
     args: ['OWNER/SCRAPER'],
-    flags: ['server', 'key', 'format', 'output', 'query'],
+    flags: ['server', 'key', 'format', 'output', 'query', 'param'],
     settings: [],
     store: false,
     summary: "save a running Siphon's scraper (its SQLite file, or a query's rows) to a file",
