@@ -96,6 +96,7 @@ export async function measureBrowsing(workDir: string, progress: (msg: string) =
     name: 'browsing',
     description: '',
     isPrivate: false,
+    keep: { versions: null, days: null },
     data: { file, version, tables: [table], sizeBytes: 0, updatedAt: new Date().toISOString() },
   });
   const view = (query: string) => parseView(new URLSearchParams(query), table);

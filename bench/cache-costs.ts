@@ -21,6 +21,7 @@ const scraper: Scraper = {
   name: 'weather',
   description: '',
   isPrivate: false,
+  keep: { versions: null, days: null },
   data: { file: '/data/scrapers/alice/weather/1.sqlite', version: 1, tables: [], sizeBytes: 0, updatedAt: '2026-11-28T12:00:00.000Z' },
 };
 

@@ -88,6 +88,12 @@ export interface Config {
    * Unset: taken from each request's protocol and Host header.
    */
   publicUrl?: string;
+  /** Data versions kept per scraper, the current one included, unless its owner chose otherwise (src/scrapers/retention.ts). */
+  keepVersions: number;
+  /** Kept versions older than this many days are retired too (0: no age limit), unless the owner chose otherwise. */
+  keepDays: number;
+  /** The most versions an owner may choose to keep: with the largest publish, what one scraper may hold on disk. */
+  maxKeepVersions: number;
 }
 
 export const defaults = {
@@ -146,6 +152,10 @@ export const defaults = {
   loginWindowMs: 15 * 60 * 1000,
   // A household or an office signing up together fits; a script making accounts gets 960 a day.
   signupsPerAddress: 10,
+  // morph.io keeps one; 5 covers a week of daily runs for a link shared in a report (issue 36).
+  keepVersions: 5,
+  keepDays: 0,
+  maxKeepVersions: 20,
 } as const;
 
 /**

@@ -7,6 +7,7 @@ import { queryErrors } from './errors/query.js';
 import { rateLimitErrors } from './errors/rate-limits.js';
 import { requestErrors } from './errors/request.js';
 import { serviceErrors } from './errors/service.js';
+import { versionErrors } from './errors/versions.js';
 import { webErrors } from './errors/web.js';
 
 export { SiphonError } from './errors/siphon-error.js';
@@ -21,6 +22,7 @@ export const errors = {
   ...notFoundErrors,
   ...queryErrors,
   ...pageErrors,
+  ...versionErrors,
   ...manageErrors,
   ...requestErrors,
   ...rateLimitErrors,

@@ -137,7 +137,7 @@ export async function startService(config: Config, store: Store, logStream?: Nod
   }
   // What nodes killed outright left unrecorded, before this node's own downloads come in.
   const replays = await startSpoolReplays(store, config.dataDir, spool, recorderLog);
-  const sweeper = startVersionSweeper(store, config.dataDir, (err) => app.log.error({ err }, 'could not remove old data versions'));
+  const sweeper = startVersionSweeper(store, config.dataDir, config, (err) => app.log.error({ err }, 'could not remove old data versions'));
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const origin = (p: number) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${p}`;

@@ -71,6 +71,9 @@ const samples: Record<string, { env: [string, string]; flag: [string, string]; b
   'login-failures-per-address': { env: ['20', '20'], flag: ['200', '200'], bad: '1.5' },
   'login-window': { env: ['60', '60'], flag: ['3600', '3600'], bad: 'an hour' },
   'signups-per-address': { env: ['0', '0'], flag: ['3', '3'], bad: '-1' },
+  'keep-versions': { env: ['1', '1'], flag: ['1000', '1000'], bad: '1001' },
+  'keep-days': { env: ['0', '0'], flag: ['3650', '3650'], bad: '3651' },
+  'max-keep-versions': { env: ['3', '3'], flag: ['50', '50'], bad: '0' },
 };
 
 /** `serve --print-config`'s lines, by setting: value and source. */

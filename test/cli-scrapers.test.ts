@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { utimesSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { defaults } from '../src/config.js';
 import { sweepVersions } from '../src/scrapers/version-sweeper.js';
 import { openSqliteStore } from '../src/store/sqlite/store.js';
 import {
@@ -204,11 +205,11 @@ describe('scraper remove', () => {
     assert.deepEqual(listFiles(folder), files);
     const store = openSqliteStore(path.join(dataDir, 'siphon.db'));
     try {
-      await sweepVersions(store, dataDir);
+      await sweepVersions(store, dataDir, defaults);
       assert.deepEqual(listFiles(folder), files, 'kept 10 minutes');
       const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
       utimesSync(path.join(folder, files[0]!), elevenMinutesAgo, elevenMinutesAgo);
-      await sweepVersions(store, dataDir);
+      await sweepVersions(store, dataDir, defaults);
       assert.deepEqual(listFiles(folder), []);
     } finally {
       await store.close();
@@ -315,7 +316,7 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
   );
   const db = openMeta(oldDir);
   try {
-    assert.equal(db.pragma('user_version', { simple: true }), 6);
+    assert.equal(db.pragma('user_version', { simple: true }), 7);
     assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [
       { id: 1, removed: 1 },
       { id: 2, removed: 0 },

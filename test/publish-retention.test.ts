@@ -20,6 +20,7 @@ before(async () => {
   await server.catalog.addScraper('alice/busy', versionDb(1), { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/race', versionDb(1), { isPrivate: false, description: '' });
   await server.catalog.addScraper('alice/aging', versionDb(1), { isPrivate: false, description: '' });
+  await server.catalog.addScraper('alice/few', versionDb(1), { isPrivate: false, description: '' });
 });
 after(() => server.close());
 
@@ -63,48 +64,65 @@ test('a request that looked up its data, then waited in the queue through two pu
 /** The version files of a scraper, by name. */
 const versionsOf = (scraper: string) => listFiles(path.join(server.dataDir, 'scrapers', scraper));
 const currentFile = async (name: string) => path.basename((await server.store.findScraper('alice', name))!.data.file);
+const minutesOn = (minutes: number) => Date.now() + minutes * 60_000;
+const sweep = (minutes: number) => sweepVersions(server.store, server.dataDir, server.config, minutesOn(minutes));
 
-/** Makes every version file of the scraper look `minutes` older: written, and made current, that long ago. */
-function age(scraper: string, minutes: number): void {
-  for (const name of versionsOf(scraper)) {
-    const file = path.join(server.dataDir, 'scrapers', scraper, name);
-    const then = new Date(Date.now() - minutes * 60_000);
-    utimesSync(file, then, then);
-  }
-}
-
-async function publish(k: number): Promise<void> {
-  const res = await putBody(server.base, 'alice/aging', readFileSync(versionDb(k)), { 'x-api-key': key });
+async function publish(scraper: string, k: number): Promise<void> {
+  const res = await putBody(server.base, `alice/${scraper}`, readFileSync(versionDb(k)), { 'x-api-key': key });
   assert.equal(res.status, 200, await res.text());
 }
 
-test('replaced versions stay 10 minutes after the switch that replaced them, then go at the next sweep or publish', async () => {
-  await publish(2);
-  await publish(3);
-  const three = await currentFile('aging');
-  assert.equal(versionsOf('alice/aging').length, 3);
+/** The ids of the scraper's kept versions, newest first. */
+async function keptVersions(scraper: string): Promise<number[]> {
+  const { id } = (await server.store.findScraper('alice', scraper))!;
+  return (await server.store.listVersions(id)).map((v) => v.version);
+}
 
-  // Nine minutes on, nothing may go yet; the sweep keeps all.
-  age('alice/aging', 9);
-  await sweepVersions(server.store, server.dataDir);
-  assert.equal(versionsOf('alice/aging').length, 3);
+test('by default the last 5 versions are kept; one past the retention is retired at the publish, its file removed 10 minutes later', async () => {
+  for (const k of [2, 3, 4, 5, 6]) await publish('aging', k);
+  assert.deepEqual(await keptVersions('aging'), [6, 5, 4, 3, 2]);
+  assert.equal(versionsOf('alice/aging').length, 6);
 
-  // Eleven minutes after the last switch: only the current version is left.
-  age('alice/aging', 11);
-  await sweepVersions(server.store, server.dataDir);
-  assert.deepEqual(versionsOf('alice/aging'), [three]);
+  // Nine minutes on, nothing may go yet; eleven minutes on, only the file of version 1, retired at the last publish.
+  await sweep(9);
+  assert.equal(versionsOf('alice/aging').length, 6);
+  await sweep(11);
+  assert.equal(versionsOf('alice/aging').length, 5);
+  const { id } = (await server.store.findScraper('alice', 'aging'))!;
+  assert.deepEqual(await server.store.retiredVersions(id), [], 'forgotten once its file is gone');
+  assert.deepEqual(await readVersion(server.base, 'alice/aging', key), { n: 600, v: 6 });
+});
 
-  // A version just written by an import that has not switched to it yet stays, however old the current one.
+test('a scraper keeping fewer versions than the default retires the rest at the next sweep; a version just imported and not switched to stays', async () => {
+  await server.catalog.keepVersions('alice/few', { versions: 2 });
+  for (const k of [2, 3]) await publish('few', k);
+  assert.deepEqual(await keptVersions('few'), [3, 2]);
+  await server.catalog.keepVersions('alice/few', { versions: 1 });
+  const three = await currentFile('few');
+  await sweep(0);
+  assert.deepEqual(await keptVersions('few'), [3]);
+  assert.equal(versionsOf('alice/few').length, 3, 'retired files stay 10 minutes');
+  // Written by an import eleven minutes on, just before that sweep.
   const pending = `${Date.now()}-0123abcd.sqlite`;
-  writeFileSync(path.join(server.dataDir, 'scrapers/alice/aging', pending), readFileSync(versionDb(9)));
-  await sweepVersions(server.store, server.dataDir);
-  assert.deepEqual(versionsOf('alice/aging'), [three, pending].sort());
+  const file = path.join(server.dataDir, 'scrapers/alice/few', pending);
+  writeFileSync(file, readFileSync(versionDb(9)));
+  utimesSync(file, new Date(minutesOn(11)), new Date(minutesOn(11)));
+  await sweep(11);
+  assert.deepEqual(versionsOf('alice/few'), [three, pending].sort());
+});
 
-  // A publish removes what is due before it switches: the version it replaces stays.
-  await publish(4);
-  const four = await currentFile('aging');
-  age('alice/aging', 11);
-  await publish(5);
-  assert.deepEqual(versionsOf('alice/aging'), [four, await currentFile('aging')].sort());
-  assert.deepEqual(await readVersion(server.base, 'alice/aging', key), { n: 500, v: 5 });
+test("an owner's choice of retention is bounded by the operator's maximum; default goes back to the operator's", async () => {
+  for (const choice of [
+    { versions: 0 },
+    { versions: server.config.maxKeepVersions + 1 },
+    { days: -1 },
+    { days: 3651 },
+    { versions: 2.5 },
+  ]) {
+    await assert.rejects(server.catalog.keepVersions('alice/few', choice), { code: 'SIPHON_ERR_KEEP_INVALID' }, JSON.stringify(choice));
+  }
+  const most = await server.catalog.keepVersions('alice/few', { versions: server.config.maxKeepVersions, days: 30 });
+  assert.deepEqual(server.catalog.retentionOf(most), { versions: server.config.maxKeepVersions, days: 30 });
+  const back = await server.catalog.keepVersions('alice/few', { versions: null, days: null });
+  assert.deepEqual(server.catalog.retentionOf(back), { versions: 5, days: 0 });
 });

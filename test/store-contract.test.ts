@@ -201,6 +201,58 @@ for (const engine of engines) {
       assert.equal((await store.findScraper('alice', 'plants'))?.data.file, '/elsewhere/x.sqlite');
     });
 
+    test('data versions: each publish kept with its id, time, size and rows; retired by count and by age, never the current; forgotten', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const { scraper } = await scraperAndDownloader(store, dataDir, 'alice');
+      assert.deepEqual(scraper.keep, { versions: null, days: null });
+      const day = (d: number) => `2026-03-${String(d).padStart(2, '0')}T00:00:00.000Z`;
+      for (const d of [2, 3, 4, 5]) await store.replaceData(scraper.id, { ...version(dataDir, `${d}-aa.sqlite`), updatedAt: day(d) });
+      const kept = await store.listVersions(scraper.id);
+      assert.deepEqual(
+        kept.map((v) => v.version),
+        [5, 4, 3, 2, 1],
+      );
+      assert.deepEqual(kept[0], { ...version(dataDir, '5-aa.sqlite'), version: 5, updatedAt: day(5) });
+      assert.deepEqual(await store.findVersion(scraper.id, 2), { ...version(dataDir, '2-aa.sqlite'), version: 2, updatedAt: day(2) });
+      assert.equal(await store.findVersion(scraper.id, 6), undefined);
+
+      // The last 3 publishes: 1 and 2 go. Then by age, with 10 versions allowed: none published before the 4th.
+      assert.equal(await store.retireVersions(scraper.id, { versions: 3, days: 0 }, day(20)), 2);
+      assert.equal(await store.findVersion(scraper.id, 2), undefined);
+      assert.equal(await store.retireVersions(scraper.id, { versions: 10, days: 16 }, day(20)), 1);
+      // The current one stays, however old.
+      assert.equal(await store.retireVersions(scraper.id, { versions: 1, days: 1 }, day(30)), 1);
+      assert.deepEqual(
+        (await store.listVersions(scraper.id)).map((v) => v.version),
+        [5],
+      );
+      const retired = await store.retiredVersions(scraper.id);
+      assert.deepEqual(
+        retired.map((v) => [v.version, v.retiredAt]),
+        [
+          [1, day(20)],
+          [2, day(20)],
+          [3, day(20)],
+          [4, day(30)],
+        ],
+      );
+      assert.equal(retired[0]?.file, version(dataDir).file);
+      await store.forgetVersion(scraper.id, 1);
+      assert.deepEqual(
+        (await store.retiredVersions(scraper.id)).map((v) => v.version),
+        [2, 3, 4],
+      );
+
+      // The owner's choice is kept with the scraper, and seen by the next look-up.
+      const changed = await store.updateScraper(scraper.id, { keep: { versions: 7 } });
+      assert.deepEqual(changed?.keep, { versions: 7, days: null });
+      assert.deepEqual((await store.findScraper('alice', 'plants'))?.keep, { versions: 7, days: null });
+      await store.updateScraper(scraper.id, { keep: { days: 3 }, description: 'd' });
+      assert.deepEqual((await store.findScraper('alice', 'plants'))?.keep, { versions: 7, days: 3 });
+      await store.removeScraper(scraper.id);
+      assert.equal(await store.retireVersions(scraper.id, { versions: 1, days: 0 }, day(30)), 0);
+    });
+
     test('lists: public ones by downloads, owner and search (A–Z folded, wildcards literal), private ones when asked', async () => {
       const { store, dataDir } = await engine.fresh();
       const alice = (await store.createAccount('alice'))!;
@@ -317,6 +369,28 @@ for (const engine of engines) {
   });
 }
 
+/** What an older store had before it kept data versions (SQLite migration 7). */
+const dropKeptVersions =
+  'drop table data_versions; alter table scrapers drop column keep_versions; alter table scrapers drop column keep_days;';
+
+test("SQLite: a store from before data versions were kept has each scraper's current data as its one kept version", async () => {
+  const dataDir = tempDir();
+  const file = path.join(dataDir, 'siphon.db');
+  const store = openSqliteStore(file);
+  const alice = (await store.createAccount('alice'))!;
+  const added = await store.addScraper({ ownerId: alice.id, name: 'plants', description: '', isPrivate: false, data: version(dataDir) });
+  await store.replaceData(added.id, version(dataDir, '2-bb.sqlite'));
+  await store.close();
+  const db = new Database(file);
+  db.exec(dropKeptVersions);
+  db.pragma('user_version = 6');
+  db.close();
+  const reopened = openSqliteStore(file);
+  assert.deepEqual(await reopened.listVersions(added.id), [{ ...version(dataDir, '2-bb.sqlite'), version: 2 }]);
+  assert.deepEqual((await reopened.findScraper('alice', 'plants'))?.keep, { versions: null, days: null });
+  await reopened.close();
+});
+
 test('SQLite: data files stored absolute by an older version become relative, so the data folder can move', async () => {
   const dataDir = tempDir();
   const file = path.join(dataDir, 'siphon.db');
@@ -329,6 +403,7 @@ test('SQLite: data files stored absolute by an older version become relative, so
   // As the version before relative paths left it.
   db.prepare('update scrapers set data_file = ?').run(version(dataDir).file);
   db.exec('drop table download_spools');
+  db.exec(dropKeptVersions);
   db.pragma('user_version = 4');
   db.close();
   // Opened where it was written, it converts the paths; then the folder moves.

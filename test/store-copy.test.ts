@@ -131,6 +131,7 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
         accounts: 3,
         api_keys: 4,
         scrapers: 3,
+        data_versions: sqliteCount('data_versions'),
         sessions: 1,
         server_secrets: sqliteCount('server_secrets'),
         downloads: 4,

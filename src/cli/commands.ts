@@ -37,6 +37,12 @@ export const commandFlags = {
     metavar: 'NAME',
     doc: 'the account whose key is named by its prefix, as key list shows it (sph_ and 6 more), instead of the key itself',
   },
+  versions: {
+    type: 'string',
+    metavar: 'N',
+    doc: "how many data versions the scraper keeps, the current one included, or default (the operator's --keep-versions)",
+  },
+  days: { type: 'string', metavar: 'DAYS', doc: 'kept versions older than this many days are retired (0: no age limit), or default' },
   demo: { type: 'boolean', doc: 'first create the demo account and scraper if they are missing' },
   ...remoteFlags,
   'print-config': {

@@ -15,6 +15,17 @@ function utcDay(day: string): Date | undefined {
 }
 
 const importSettings: CommandSetting[] = ['importTimeoutMs', 'queryMemoryMb', 'diskReserveBytes'];
+/** The operator's retention of data versions, which a publish applies and an owner's choice is bounded by. */
+const retentionSettings: CommandSetting[] = ['keepVersions', 'keepDays', 'maxKeepVersions'];
+
+/** A count given to `scraper keep`: a whole number, or `default` (null) for the operator's. */
+function keepCount(flag: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (!/^\d{1,9}$/.test(value))
+    throw new UsageError(`--${flag} must be a whole number or default, not ${JSON.stringify(value)}`, 'scraper keep');
+  return Number(value);
+}
 
 /** The commands on scrapers, their downloads and the store itself, in the order the list of commands shows them. */
 export const scraperCommands: readonly Command[] = [
@@ -43,9 +54,11 @@ export const scraperCommands: readonly Command[] = [
     args: ['OWNER/NAME'],
     flags: ['db'],
     required: ['db'],
-    settings: importSettings,
+    settings: [...importSettings, ...retentionSettings],
     summary: "replace a scraper's data atomically",
-    about: "Replaces a scraper's data in one step: requests already running finish on the old data, later ones read the new.",
+    about:
+      "Replaces a scraper's data in one step: requests already running finish on the old data, later ones read the new. " +
+      'The new data is kept as a new version; versions past the retention (scraper keep, --keep-versions) are no longer served from then on, and their files are deleted 10 minutes later.',
     run: (run) =>
       withCatalog(run, async (catalog) => {
         const s = await catalog.publish(run.args[0]!, path.resolve(text(run.flags.db)!));
@@ -71,6 +84,28 @@ export const scraperCommands: readonly Command[] = [
         run.io.stdout(`updated ${s.owner.name}/${s.name} (${s.isPrivate ? 'private' : 'public'}): ${JSON.stringify(s.description)}\n`);
       });
     },
+  },
+  {
+    name: 'scraper keep',
+    args: ['OWNER/NAME'],
+    flags: ['versions', 'days'],
+    settings: retentionSettings,
+    summary: 'choose how many data versions (and days) a scraper keeps',
+    about:
+      "Sets how many of a scraper's data versions stay readable with version=: those of its last --versions publishes (1 to --max-keep-versions), " +
+      "and with --days above 0, only those published less than that many days ago; default for either goes back to the operator's. " +
+      'Versions no longer kept are retired at the next publish or sweep (within a minute on a running server). Without flags, prints what it keeps.',
+    run: (run) =>
+      withCatalog(run, async (catalog) => {
+        const choice = { versions: keepCount('versions', text(run.flags.versions)), days: keepCount('days', text(run.flags.days)) };
+        const given = Object.fromEntries(Object.entries(choice).filter(([, v]) => v !== undefined));
+        const s = Object.keys(given).length > 0 ? await catalog.keepVersions(run.args[0]!, given) : await catalog.findScraper(run.args[0]!);
+        const keep = catalog.retentionOf(s);
+        const days = keep.days > 0 ? `, none older than ${keep.days} days` : '';
+        run.io.stdout(
+          `${s.owner.name}/${s.name} keeps ${keep.versions} versions${days}${s.keep.versions === null && s.keep.days === null ? ' (the default)' : ''}\n`,
+        );
+      }),
   },
   {
     name: 'scraper remove',

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { defaults, maxQueueTimeoutMs, type Config } from '../config.js';
+import { maxKeptDays, maxKeptVersions } from '../scrapers/retention.js';
 
 /** Why a value was refused, finishing "<setting> must be …". */
 class Refused extends Error {}
@@ -392,6 +393,34 @@ export const settings: { [K in keyof Config]-?: Setting<K> } = {
     'count',
     'sign-ups from one address per login window (429 beyond; 0: no limit)',
     { zeroOff: true },
+  ),
+  keepVersions: numberSetting(
+    'keepVersions',
+    'keep-versions',
+    'count',
+    'data versions kept per scraper, the current one included, unless its owner chose fewer or more (up to --max-keep-versions)',
+    {
+      max: maxKeptVersions,
+    },
+  ),
+  keepDays: numberSetting(
+    'keepDays',
+    'keep-days',
+    'count',
+    'kept versions older than this many days are retired, unless the owner chose otherwise (0: no age limit)',
+    {
+      zeroOff: true,
+      max: maxKeptDays,
+    },
+  ),
+  maxKeepVersions: numberSetting(
+    'maxKeepVersions',
+    'max-keep-versions',
+    'count',
+    "the most versions an owner may choose to keep; times --max-publish-mb, a scraper's most on disk",
+    {
+      max: maxKeptVersions,
+    },
   ),
 };
 

@@ -6,6 +6,7 @@ import type {
   Account,
   AccountListing,
   DataVersion,
+  KeepChoice,
   KeyListing,
   NewKey,
   Scraper,
@@ -18,7 +19,10 @@ import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from '../utils/names.js';
 import { newImportTarget } from './temp-files.js';
-import { markCurrent, markRemoved, removeOldVersions } from './versions.js';
+import { markCurrent, markRemoved } from './versions.js';
+import { checkKeepChoice, retentionOf, type RetentionSettings } from './retention.js';
+import { sweepScraper } from './version-sweeper.js';
+import { defaults } from '../config.js';
 
 /**
  * Copies a database file into a scraper's folder as a new data version (see `importDataFile`);
@@ -42,6 +46,8 @@ export class Catalog {
     private readonly dataDir: string,
     /** The server and the CLI pass `importerWithLimits(…)`; in place suits trusted files (the demo's, tests'). */
     private readonly importData: Importer = importInPlace,
+    /** The operator's retention of data versions (`--keep-versions`…). */
+    private readonly retention: RetentionSettings = defaults,
   ) {}
 
   /** Creates an account and returns its first key (labelled "first key" unless told otherwise). */
@@ -123,14 +129,15 @@ export class Catalog {
   }
 
   /**
-   * Replaces a scraper's data. Queries already running finish on the old file; new ones open the new
-   * one. Old versions stay on disk for a while (versions.ts); those due to go are removed first, while
-   * the version being replaced is still current: right after the switch, none is.
+   * Replaces a scraper's data, kept as its newest version. Queries already running finish on the old
+   * file; new ones open the new one. The versions its retention no longer keeps are retired at once
+   * (no longer served); their files stay on disk for a while (versions.ts), and those due to go are
+   * removed first, while the version being replaced is still current: right after the switch, none is.
    */
   async publish(fullName: string, source: string, signal?: AbortSignal): Promise<Scraper> {
-    const scraper = await this.requireScraper(fullName);
+    const scraper = await this.findScraper(fullName);
     const dir = scraperDir(this.dataDir, scraper.owner.name, scraper.name);
-    await removeOldVersions(dir, scraper.data.file);
+    await sweepScraper(this.store, scraper, dir, this.retention);
     const data = await this.importData(source, dir, signal);
     const swapped = await this.store.replaceData(scraper.id, data);
     if (!swapped) {
@@ -139,7 +146,18 @@ export class Catalog {
       throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
     }
     await markCurrent(swapped.current.file);
+    await this.store.retireVersions(scraper.id, retentionOf(scraper, this.retention), new Date().toISOString());
     return { ...scraper, data: swapped.current };
+  }
+
+  /** Sets how many versions (and days) the scraper keeps, each within the operator's bounds; null: the operator's default. */
+  async keepVersions(fullName: string, choice: Partial<KeepChoice>): Promise<Scraper> {
+    return this.setScraper(fullName, { keep: checkKeepChoice(choice, this.retention) });
+  }
+
+  /** What the scraper keeps now, with the owner's choice applied. */
+  retentionOf(scraper: Scraper) {
+    return retentionOf(scraper, this.retention);
   }
 
   /** Every account, as `user list` shows them. */
@@ -157,7 +175,7 @@ export class Catalog {
 
   /** Changes a scraper's description or visibility; a running server answers accordingly from its next request. */
   async setScraper(fullName: string, changes: ScraperChanges): Promise<Scraper> {
-    const scraper = await this.requireScraper(fullName);
+    const scraper = await this.findScraper(fullName);
     const updated = await this.store.updateScraper(scraper.id, changes);
     if (!updated) throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
     return updated;
@@ -169,7 +187,7 @@ export class Catalog {
    * them yet; a running server's sweep then removes them. Its downloads stay counted.
    */
   async removeScraper(fullName: string): Promise<Scraper> {
-    const scraper = await this.requireScraper(fullName);
+    const scraper = await this.findScraper(fullName);
     await markRemoved(scraperDir(this.dataDir, scraper.owner.name, scraper.name));
     if (!(await this.store.removeScraper(scraper.id))) throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
     return scraper;
@@ -180,7 +198,8 @@ export class Catalog {
     return this.store.pruneDownloads(before.toISOString());
   }
 
-  private async requireScraper(fullName: string): Promise<Scraper> {
+  /** The scraper of OWNER/NAME, private or not, or SIPHON_ERR_SCRAPER_NOT_FOUND. */
+  async findScraper(fullName: string): Promise<Scraper> {
     const { owner, name } = await this.parseFullName(fullName);
     const scraper = await this.store.findScraper(owner.name, name);
     if (!scraper) throw errors.scraperNotFound(`${owner.name}/${name}`);

@@ -6,7 +6,10 @@ import { importerWithLimits } from './import-process.js';
 /** The catalog the server and the CLI use: imports run in a process of their own, under the configured limits. */
 export function catalogWithImportLimits(
   store: Store,
-  config: Pick<Config, 'dataDir' | 'importTimeoutMs' | 'queryMemoryMb' | 'diskReserveBytes'>,
+  config: Pick<
+    Config,
+    'dataDir' | 'importTimeoutMs' | 'queryMemoryMb' | 'diskReserveBytes' | 'keepVersions' | 'keepDays' | 'maxKeepVersions'
+  >,
 ): Catalog {
   const limits = {
     timeoutMs: config.importTimeoutMs,
@@ -14,5 +17,5 @@ export function catalogWithImportLimits(
     diskReserveBytes: config.diskReserveBytes,
     dataDir: config.dataDir,
   };
-  return new Catalog(store, config.dataDir, importerWithLimits(limits));
+  return new Catalog(store, config.dataDir, importerWithLimits(limits), config);
 }

@@ -51,8 +51,7 @@ export async function markRemoved(dir: string): Promise<void> {
  * crash between an import and its registration left. The folder itself stays: removing it could pull
  * it from under an add of the same name that has just made it.
  */
-export async function removeUnclaimedVersions(dir: string): Promise<void> {
-  const now = Date.now();
+export async function removeUnclaimedVersions(dir: string, now = Date.now()): Promise<void> {
   for (const file of await versionFiles(dir)) {
     const at = await modifiedAt(file);
     if (at !== undefined && now - at > versionRetentionMs) await rm(file, { force: true });
@@ -60,11 +59,14 @@ export async function removeUnclaimedVersions(dir: string): Promise<void> {
 }
 
 /**
- * Removes the version files of `dir` that no request can still be about to open. `current` is the
- * scraper's current file as looked up before this call (it may have been replaced since).
+ * Removes the version files of `dir` that the store does not know (`known`: the names of its kept
+ * and retired versions' files) and that no request can still be about to open: versions replaced
+ * before the store kept versions, or left by a crash. `current` is the scraper's current file as
+ * looked up before this call (it may have been replaced since). A known file goes by its retirement
+ * instead (version-sweeper.ts): the store says when it stopped being served.
  *
- * The rule, which needs no knowledge of other processes (the CLI publishes too): a file other than
- * `current` goes when both it and `current` were last modified more than `versionRetentionMs` ago.
+ * The rule for the others, which needs no knowledge of other processes (the CLI publishes too): such
+ * a file goes when both it and `current` were last modified more than `versionRetentionMs` before `now`.
  * Why that is safe: a file is written once, then touched once by `markCurrent` right after its switch,
  * and is current during one stretch of time. So `current` has been current since before
  * now − retention (its switch came before its touch) until the look-up; a file switched to after the
@@ -75,11 +77,11 @@ export async function removeUnclaimedVersions(dir: string): Promise<void> {
  * to yet (a slow import can finish after a newer one). A crash between a switch and its touch leaves
  * the new file with the time its import finished, a moment early: the margin in the retention covers it.
  */
-export async function removeOldVersions(dir: string, current: string): Promise<void> {
-  const now = Date.now();
+export async function removeOldVersions(dir: string, current: string, known: ReadonlySet<string>, now = Date.now()): Promise<void> {
   const settled = (at: number | undefined) => at !== undefined && now - at > versionRetentionMs;
   if (!settled(await modifiedAt(current))) return;
   for (const file of await versionFiles(dir)) {
-    if (path.basename(file) !== path.basename(current) && settled(await modifiedAt(file))) await rm(file, { force: true });
+    const name = path.basename(file);
+    if (name !== path.basename(current) && !known.has(name) && settled(await modifiedAt(file))) await rm(file, { force: true });
   }
 }

@@ -45,8 +45,14 @@ const tables: readonly TableCopy[] = [
   {
     table: 'scrapers',
     select: `select id, owner_id, name, description, private, data_file, data_version, tables_json as tables, size_bytes,
-                    created_at, updated_at, removed_at
+                    created_at, updated_at, removed_at, keep_versions, keep_days
              from scrapers order by id`,
+    json: ['tables'],
+  },
+  {
+    table: 'data_versions',
+    select: `select scraper_id, version, data_file, tables_json as tables, size_bytes, published_at, retired_at
+             from data_versions order by scraper_id, version`,
     json: ['tables'],
   },
   // Only those not yet expired (ISO texts, compared as texts: strftime writes toISOString's form).

@@ -68,15 +68,36 @@ export interface TableInfo {
   fts?: FtsInfo;
 }
 
-/** What is known about a scraper's current data, taken when it was added or published. */
+/** What is known about a version of a scraper's data, taken when it was added or published. */
 export interface DataVersion {
   /** Absolute path of the SQLite file holding this version (kept relative to the data folder: src/store/data-paths.ts). */
   file: string;
-  /** Increases by one at each publish. */
+  /** Its id: 1 for the data a scraper was added with, one more at each publish. */
   version: number;
   tables: TableInfo[];
   sizeBytes: number;
+  /** When it was published. */
   updatedAt: string;
+}
+
+/** A version no longer kept, whose file is still on disk. */
+export interface RetiredVersion extends DataVersion {
+  retiredAt: string;
+}
+
+/**
+ * How many of a scraper's data versions are kept: those of its last `versions` publishes, and of
+ * those, with `days` above 0, the ones published less than `days` days ago. The current one is always kept.
+ */
+export interface Retention {
+  versions: number;
+  days: number;
+}
+
+/** A scraper's own choice of retention (its owner's); null: the operator's default. */
+export interface KeepChoice {
+  versions: number | null;
+  days: number | null;
 }
 
 export interface Scraper {
@@ -86,6 +107,7 @@ export interface Scraper {
   description: string;
   isPrivate: boolean;
   data: DataVersion;
+  keep: KeepChoice;
 }
 
 export interface NewScraper {
@@ -148,6 +170,7 @@ export interface AccountListing {
 export interface ScraperChanges {
   description?: string;
   isPrivate?: boolean;
+  keep?: Partial<KeepChoice>;
 }
 
 /** Downloads on one UTC day, `day` as YYYY-MM-DD. */

@@ -1,5 +1,15 @@
 import { absoluteDataPath } from './data-paths.js';
-import type { Account, AccountListing, ApiKey, KeyListing, Scraper, SessionRecord, TableInfo } from './records.js';
+import type {
+  Account,
+  AccountListing,
+  ApiKey,
+  DataVersion,
+  KeyListing,
+  RetiredVersion,
+  Scraper,
+  SessionRecord,
+  TableInfo,
+} from './records.js';
 
 // Rows as both engines read them, turned into the store's records. SQLite gives 0 or 1 for a
 // boolean and JSON text for what PostgreSQL keeps as an array or jsonb: each mapper takes either.
@@ -23,6 +33,8 @@ export interface ScraperRow {
   tables: Json<TableInfo[]>;
   size_bytes: number;
   updated_at: string;
+  keep_versions: number | null;
+  keep_days: number | null;
 }
 
 export function toScraper(row: ScraperRow, dataDir: string): Scraper {
@@ -32,14 +44,31 @@ export function toScraper(row: ScraperRow, dataDir: string): Scraper {
     name: row.name,
     description: row.description,
     isPrivate: flag(row.private),
-    data: {
-      file: absoluteDataPath(dataDir, row.data_file),
-      version: row.data_version,
-      tables: fromJson(row.tables),
-      sizeBytes: row.size_bytes,
-      updatedAt: row.updated_at,
-    },
+    data: toVersion({ ...row, version: row.data_version, published_at: row.updated_at }, dataDir),
+    keep: { versions: row.keep_versions, days: row.keep_days },
   };
+}
+
+export interface VersionRow {
+  version: number;
+  data_file: string;
+  tables: Json<TableInfo[]>;
+  size_bytes: number;
+  published_at: string;
+}
+
+export function toVersion(row: VersionRow, dataDir: string): DataVersion {
+  return {
+    file: absoluteDataPath(dataDir, row.data_file),
+    version: row.version,
+    tables: fromJson(row.tables),
+    sizeBytes: row.size_bytes,
+    updatedAt: row.published_at,
+  };
+}
+
+export function toRetiredVersion(row: VersionRow & { retired_at: string }, dataDir: string): RetiredVersion {
+  return { ...toVersion(row, dataDir), retiredAt: row.retired_at };
 }
 
 export interface KeyRow {

@@ -25,7 +25,10 @@ const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c
 /** The columns of a ScraperRow (src/store/rows.ts), of `s` joined with its owner `a`. */
 const scraperColumns = (d: Dialect) => `
   select s.id, s.owner_id, a.name as owner_name, s.name, s.description, s.private,
-         s.data_file, s.data_version, s.${d.tablesColumn} as tables, s.size_bytes, s.updated_at`;
+         s.data_file, s.data_version, s.${d.tablesColumn} as tables, s.size_bytes, s.updated_at, s.keep_versions, s.keep_days`;
+
+/** The columns of a VersionRow (src/store/rows.ts). */
+const versionColumns = (d: Dialect) => `select version, data_file, ${d.tablesColumn} as tables, size_bytes, published_at`;
 
 export function statements(d: Dialect) {
   const scraperSelect = `${scraperColumns(d)} from scrapers s join accounts a on a.id = s.owner_id`;
@@ -34,10 +37,23 @@ export function statements(d: Dialect) {
     scraperSelect,
     liveScraper: `${scraperSelect} where s.id = $1 and s.removed_at is null`,
     findScraper: `${scraperSelect} where ${d.nameEquals('a.name', '$1')} and ${d.nameEquals('s.name', '$2')} and s.removed_at is null`,
-    updateScraper: 'update scrapers set description = $1, private = $2 where id = $3',
+    updateScraper: 'update scrapers set description = $1, private = $2, keep_versions = $3, keep_days = $4 where id = $5',
     replaceData: `
       update scrapers set data_file = $1, data_version = data_version + 1, ${d.tablesColumn} = $2, size_bytes = $3, updated_at = $4
       where id = $5`,
+    addVersion: `
+      insert into data_versions (scraper_id, version, data_file, ${d.tablesColumn}, size_bytes, published_at) values ($1, $2, $3, $4, $5, $6)`,
+    listVersions: `${versionColumns(d)} from data_versions where scraper_id = $1 and retired_at is null order by version desc`,
+    findVersion: `${versionColumns(d)} from data_versions where scraper_id = $1 and version = $2 and retired_at is null`,
+    /**
+     * Retires the kept versions but the current one ($2) that are not among the last $3 publishes,
+     * or, when $5 is true, were published before $4.
+     */
+    retireVersions: `
+      update data_versions set retired_at = $6
+      where scraper_id = $1 and retired_at is null and version < $2 and (version <= $2 - $3 or ($5 and published_at < $4))`,
+    retiredVersions: `${versionColumns(d)}, retired_at from data_versions where scraper_id = $1 and retired_at is not null order by version`,
+    forgetVersion: 'delete from data_versions where scraper_id = $1 and version = $2',
     removeScraper: 'update scrapers set removed_at = $1 where id = $2 and removed_at is null',
     /** The query of ScraperStore.listScrapers: rows of a ScraperRow and its `downloads`. */
     listScrapers(options: ListScrapersOptions): { text: string; values: unknown[] } {

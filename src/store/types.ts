@@ -28,6 +28,8 @@ import type {
   ListScrapersOptions,
   NewKey,
   NewScraper,
+  Retention,
+  RetiredVersion,
   Scraper,
   ScraperChanges,
   ScraperListing,
@@ -89,11 +91,24 @@ export interface ScraperStore {
   /** Sees every change committed before the call, by any process, as findKey does: new data is read at once. */
   findScraper(owner: string, name: string): Promise<Scraper | undefined>;
   /**
-   * Points the scraper at new data, in one step; returns the data it replaced and the new version,
+   * Points the scraper at new data and keeps it as its newest version, in one step; returns the data it replaced and the new version,
    * or undefined when the scraper was removed meanwhile (nothing is changed then).
    */
   replaceData(scraperId: number, data: Omit<DataVersion, 'version'>): Promise<{ replaced: DataVersion; current: DataVersion } | undefined>;
-  /** Changes its description or visibility; seen by findScraper from the next call, in any process. Undefined when it was removed. */
+  /** Its versions still kept (the current one among them), newest first. */
+  listVersions(scraperId: number): Promise<DataVersion[]>;
+  /** The version with this id while it is kept; undefined once retired, or never published. */
+  findVersion(scraperId: number, version: number): Promise<DataVersion | undefined>;
+  /**
+   * Retires, in one step, the kept versions that `keep` no longer keeps at `now` (never the current
+   * one): from then on findVersion does not find them. Returns how many it retired.
+   */
+  retireVersions(scraperId: number, keep: Retention, now: string): Promise<number>;
+  /** Its retired versions not yet forgotten, oldest first, each with when it was retired: its file goes some minutes after (src/scrapers/versions.ts). */
+  retiredVersions(scraperId: number): Promise<RetiredVersion[]>;
+  /** Forgets a retired version once its file is removed. */
+  forgetVersion(scraperId: number, version: number): Promise<void>;
+  /** Changes its description, visibility or retention; seen by findScraper from the next call, in any process. Undefined when it was removed. */
   updateScraper(scraperId: number, changes: ScraperChanges): Promise<Scraper | undefined>;
   /**
    * From the next call on, in any process, the scraper is not found nor listed, and its name is free

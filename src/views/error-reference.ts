@@ -132,6 +132,21 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     area: 'query',
     when: "a table page's filter `COLUMN__OPERATOR=VALUE` with an operator there is none of",
   },
+  versionInvalid: {
+    example: ['latest'],
+    area: 'query',
+    when: '`version` on a data call, table page, twin or row page is not a whole number from 1 (see [Kept data versions](#kept-data-versions))',
+  },
+  versionGone: {
+    example: ['alice/plants', 3, '/alice/plants/data.json?query=select+*+from+t'],
+    area: 'query',
+    when: '`version` names a data version that is no longer kept, or was never published; the message links to the same address without `version`, which reads the current data (a page says so as a page)',
+  },
+  keepInvalid: {
+    example: [20, 3650],
+    area: 'manage',
+    when: "an owner's choice of how many versions or days to keep (`scraper keep`, the scraper's tools on the web) is out of bounds",
+  },
   viewValue: {
     example: ['_size', 'a whole number from 1 to 1000, or max'],
     area: 'query',

@@ -19,6 +19,7 @@ export function browseScraper(sql: string, version = 1): { scraper: Scraper; db:
     name: 'places',
     description: '',
     isPrivate: false,
+    keep: { versions: null, days: null },
     data: { file, version, tables, sizeBytes: 0, updatedAt: new Date().toISOString() },
   };
   return { scraper, db, table: (name) => tables.find((t) => t.name === name)! };

@@ -60,7 +60,7 @@ export async function startServer(overrides: Partial<Config> = {}, watchLog?: (c
     port: 0,
   });
   const { store, drop } = await openTestStore(dataDir);
-  const catalog = new Catalog(store, dataDir);
+  const catalog = new Catalog(store, dataDir, undefined, config);
   let logText = '';
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => {

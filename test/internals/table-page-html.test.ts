@@ -21,6 +21,7 @@ const scraper: Scraper = {
   name: 'planning',
   description: '',
   isPrivate: false,
+  keep: { versions: null, days: null },
   data: { file: '/x', version: 1, tables: [table], sizeBytes: 1, updatedAt: '2026-11-28T00:00:00.000Z' },
 };
 const text = (t: string): Cell => ({ kind: 'text', text: t });

@@ -116,6 +116,24 @@ const migrations: string[] = [
   create trigger scrapers_changed after insert or update or delete on scrapers
     for each statement execute function siphon_notify_change();
   `,
+  // 2: as SQLite's migration 7: kept data versions, and each scraper's own retention. A version is
+  // not part of a scraper's look-up (it is read each time it is named), so it notifies nothing.
+  `
+  create table data_versions (
+    scraper_id integer not null references scrapers(id),
+    version integer not null,
+    data_file text not null,
+    tables jsonb not null,
+    size_bytes bigint not null,
+    published_at timestamptz not null,
+    retired_at timestamptz,
+    primary key (scraper_id, version)
+  );
+  alter table scrapers add column keep_versions integer;
+  alter table scrapers add column keep_days integer;
+  insert into data_versions (scraper_id, version, data_file, tables, size_bytes, published_at)
+    select id, data_version, data_file, tables, size_bytes, updated_at from scrapers where removed_at is null;
+  `,
 ];
 
 /** Any number of our own, so that two nodes starting at once wait for each other. */

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 import { storedDataPath } from '../data-paths.js';
 import { holdsNul } from '../nul-text.js';
-import { toScraper, type ScraperRow } from '../rows.js';
+import { toRetiredVersion, toScraper, toVersion, type ScraperRow, type VersionRow } from '../rows.js';
 import { scraperCacheKey } from '../scraper-key.js';
-import type { Scraper, ScraperStore } from '../types.js';
+import type { DataVersion, Scraper, ScraperStore } from '../types.js';
 import { sql, type PgConnection } from './connection.js';
 import { inTransaction } from './pool.js';
 
@@ -25,21 +25,36 @@ export function pgScrapers(db: PgConnection): ScraperStore {
     const { rows } = await client.query<ScraperRow>(`${sql.liveScraper} for update of s`, [scraperId]);
     return rows[0] && scraper(rows[0]);
   };
+  const version = (row: VersionRow) => toVersion(row, db.dataDir);
+  /** Keeps `data` as the scraper's version `id`. */
+  const addVersion = (client: pg.PoolClient, scraperId: number, id: number, data: Omit<DataVersion, 'version'>) =>
+    client.query(sql.addVersion, [
+      scraperId,
+      id,
+      storedDataPath(db.dataDir, data.file),
+      JSON.stringify(data.tables),
+      data.sizeBytes,
+      data.updatedAt,
+    ]);
 
   return {
     async addScraper(s) {
       const { rows } = await db.change(() =>
-        pool.query<ScraperRow>(addScraperSql, [
-          s.ownerId,
-          s.name,
-          s.description,
-          s.isPrivate,
-          storedDataPath(db.dataDir, s.data.file),
-          JSON.stringify(s.data.tables),
-          s.data.sizeBytes,
-          new Date().toISOString(),
-          s.data.updatedAt,
-        ]),
+        inTransaction(pool, async (client) => {
+          const added = await client.query<ScraperRow>(addScraperSql, [
+            s.ownerId,
+            s.name,
+            s.description,
+            s.isPrivate,
+            storedDataPath(db.dataDir, s.data.file),
+            JSON.stringify(s.data.tables),
+            s.data.sizeBytes,
+            new Date().toISOString(),
+            s.data.updatedAt,
+          ]);
+          await addVersion(client, added.rows[0]!.id, 1, s.data);
+          return added;
+        }),
       );
       return scraper(rows[0]!);
     },
@@ -59,6 +74,7 @@ export function pgScrapers(db: PgConnection): ScraperStore {
           if (!replaced) return undefined;
           const file = storedDataPath(db.dataDir, data.file);
           await client.query(sql.replaceData, [file, JSON.stringify(data.tables), data.sizeBytes, data.updatedAt, scraperId]);
+          await addVersion(client, scraperId, replaced.version + 1, data);
           return { replaced, current: { ...data, version: replaced.version + 1 } };
         }),
       );
@@ -71,10 +87,39 @@ export function pgScrapers(db: PgConnection): ScraperStore {
           if (!current) return undefined;
           const description = changes.description ?? current.description;
           const isPrivate = changes.isPrivate ?? current.isPrivate;
-          await client.query(sql.updateScraper, [description, isPrivate, scraperId]);
-          return { ...current, description, isPrivate };
+          const keep = { ...current.keep, ...changes.keep };
+          await client.query(sql.updateScraper, [description, isPrivate, keep.versions, keep.days, scraperId]);
+          return { ...current, description, isPrivate, keep };
         }),
       );
+    },
+
+    async listVersions(scraperId) {
+      return (await pool.query<VersionRow>(sql.listVersions, [scraperId])).rows.map(version);
+    },
+
+    async findVersion(scraperId, id) {
+      const { rows } = await pool.query<VersionRow>(sql.findVersion, [scraperId, id]);
+      return rows[0] && version(rows[0]);
+    },
+
+    async retireVersions(scraperId, keep, now) {
+      return inTransaction(pool, async (client) => {
+        const current = (await lockLiveScraper(client, scraperId))?.data.version;
+        if (current === undefined) return 0;
+        const before = new Date(Date.parse(now) - keep.days * 86_400_000).toISOString();
+        const { rowCount } = await client.query(sql.retireVersions, [scraperId, current, keep.versions, before, keep.days > 0, now]);
+        return rowCount ?? 0;
+      });
+    },
+
+    async retiredVersions(scraperId) {
+      const { rows } = await pool.query<VersionRow & { retired_at: string }>(sql.retiredVersions, [scraperId]);
+      return rows.map((row) => toRetiredVersion(row, db.dataDir));
+    },
+
+    async forgetVersion(scraperId, id) {
+      await pool.query(sql.forgetVersion, [scraperId, id]);
     },
 
     async removeScraper(scraperId) {

@@ -164,6 +164,25 @@ const migrations: (string | ((db: Database.Database, dataDir: string) => void))[
     recorded integer not null
   ) without rowid;
   `,
+  // 7: data versions kept after a publish, each a row until its file is removed (src/scrapers/versions.ts);
+  // retired_at is set when retention stops keeping one (it is no longer served). A scraper's own
+  // retention, null for the operator's default. Every scraper's current data becomes its first kept version.
+  `
+  create table data_versions (
+    scraper_id integer not null references scrapers(id),
+    version integer not null,
+    data_file text not null,
+    tables_json text not null,
+    size_bytes integer not null,
+    published_at text not null,
+    retired_at text,
+    primary key (scraper_id, version)
+  );
+  alter table scrapers add column keep_versions integer;
+  alter table scrapers add column keep_days integer;
+  insert into data_versions (scraper_id, version, data_file, tables_json, size_bytes, published_at)
+    select id, data_version, data_file, tables_json, size_bytes, updated_at from scrapers where removed_at is null;
+  `,
 ];
 
 /**

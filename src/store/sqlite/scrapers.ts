@@ -1,8 +1,8 @@
 import { storedDataPath } from '../data-paths.js';
 import { holdsNul } from '../nul-text.js';
-import { toScraper, type ScraperRow } from '../rows.js';
+import { toRetiredVersion, toScraper, toVersion, type ScraperRow, type VersionRow } from '../rows.js';
 import { scraperCacheKey } from '../scraper-key.js';
-import type { Scraper, ScraperStore } from '../types.js';
+import type { DataVersion, Scraper, ScraperStore } from '../types.js';
 import { sql, type SqliteConnection } from './connection.js';
 
 /** The SQLite store's scrapers and their data versions. A lookup is cached as a key's is (accounts.ts). */
@@ -13,27 +13,42 @@ export function sqliteScrapers(db: SqliteConnection): ScraperStore {
     const row = db.get<ScraperRow>(sql.liveScraper, [scraperId]);
     return row && scraper(row);
   };
+  const version = (row: VersionRow) => toVersion(row, db.dataDir);
+  /** Keeps `data` as the scraper's version `id`. */
+  const addVersion = (scraperId: number, id: number, data: Omit<DataVersion, 'version'>) =>
+    db.run(sql.addVersion, [
+      scraperId,
+      id,
+      storedDataPath(db.dataDir, data.file),
+      JSON.stringify(data.tables),
+      data.sizeBytes,
+      data.updatedAt,
+    ]);
 
   return {
     async addScraper(s) {
       const now = new Date().toISOString();
       const info = db.change(() =>
-        db.run(
-          `
+        db.transaction(() => {
+          const added = db.run(
+            `
           insert into scrapers (owner_id, name, description, private, data_file, data_version, tables_json, size_bytes, created_at, updated_at)
           values ($1, $2, $3, $4, $5, 1, $6, $7, $8, $9)`,
-          [
-            s.ownerId,
-            s.name,
-            s.description,
-            s.isPrivate ? 1 : 0,
-            storedDataPath(db.dataDir, s.data.file),
-            JSON.stringify(s.data.tables),
-            s.data.sizeBytes,
-            now,
-            s.data.updatedAt,
-          ],
-        ),
+            [
+              s.ownerId,
+              s.name,
+              s.description,
+              s.isPrivate ? 1 : 0,
+              storedDataPath(db.dataDir, s.data.file),
+              JSON.stringify(s.data.tables),
+              s.data.sizeBytes,
+              now,
+              s.data.updatedAt,
+            ],
+          );
+          addVersion(Number(added.lastInsertRowid), 1, s.data);
+          return added;
+        }),
       );
       return liveScraper(Number(info.lastInsertRowid))!;
     },
@@ -62,6 +77,7 @@ export function sqliteScrapers(db: SqliteConnection): ScraperStore {
             data.updatedAt,
             scraperId,
           ]);
+          addVersion(scraperId, replaced.version + 1, data);
           return { replaced, current: { ...data, version: replaced.version + 1 } };
         }),
       );
@@ -74,10 +90,37 @@ export function sqliteScrapers(db: SqliteConnection): ScraperStore {
           if (!current) return undefined;
           const description = changes.description ?? current.description;
           const isPrivate = changes.isPrivate ?? current.isPrivate;
-          db.run(sql.updateScraper, [description, isPrivate ? 1 : 0, scraperId]);
-          return { ...current, description, isPrivate };
+          const keep = { ...current.keep, ...changes.keep };
+          db.run(sql.updateScraper, [description, isPrivate ? 1 : 0, keep.versions, keep.days, scraperId]);
+          return { ...current, description, isPrivate, keep };
         }),
       );
+    },
+
+    async listVersions(scraperId) {
+      return db.all<VersionRow>(sql.listVersions, [scraperId]).map(version);
+    },
+
+    async findVersion(scraperId, id) {
+      const row = db.get<VersionRow>(sql.findVersion, [scraperId, id]);
+      return row && version(row);
+    },
+
+    async retireVersions(scraperId, keep, now) {
+      return db.transaction(() => {
+        const current = liveScraper(scraperId)?.data.version;
+        if (current === undefined) return 0;
+        const before = new Date(Date.parse(now) - keep.days * 86_400_000).toISOString();
+        return db.run(sql.retireVersions, [scraperId, current, keep.versions, before, keep.days > 0 ? 1 : 0, now]).changes;
+      });
+    },
+
+    async retiredVersions(scraperId) {
+      return db.all<VersionRow & { retired_at: string }>(sql.retiredVersions, [scraperId]).map((row) => toRetiredVersion(row, db.dataDir));
+    },
+
+    async forgetVersion(scraperId, id) {
+      db.run(sql.forgetVersion, [scraperId, id]);
     },
 
     async removeScraper(scraperId) {
