@@ -180,3 +180,23 @@ export function sampleStatement(table: TableInfo, view: TableView, columns: read
   params.push(sampleRows);
   return { sql, params };
 }
+
+/**
+ * Every row of the view, whole, in the page's order (the sort keys, then the rowid): what "download
+ * what you see" exports. The plain table (no filter, search or sort, every column) is exactly
+ * `select * from "table"`, the data API's whole-table export, which the pool may split over two
+ * processes and whose bytes are the same as the API's for that query.
+ */
+export function exportStatement(table: TableInfo, view: TableView): Statement & { params: QueryParam[] } {
+  const T = quoteIdentifier(table.name);
+  const params: QueryParam[] = [];
+  const filters = whereSql(table, view, params);
+  const everyColumn = view.columns.length === table.columns.length;
+  if (filters === '' && view.sort.length === 0 && everyColumn) return { sql: `select * from ${T}`, params };
+  const rowid = rowidName(table);
+  const tieDesc = view.sort.at(-1)?.desc ?? false;
+  const keys = view.sort.map((s) => `${quoteIdentifier(s.column)}${s.desc ? ' desc' : ''}`);
+  if (rowid !== undefined) keys.push(`${quoteIdentifier(rowid)}${tieDesc ? ' desc' : ''}`);
+  const order = keys.length > 0 ? ` order by ${keys.join(', ')}` : '';
+  return { sql: `select ${view.columns.map(quoteIdentifier).join(', ')} from ${T}${where(filters)}${order}`, params };
+}

@@ -38,5 +38,12 @@ export const webErrors = {
       403,
       "This form was not sent from this site's own page, or the page is too old. Reload the page and send it again; nothing was changed.",
     ),
+  /** A download address of the pages, asked for by another site's page: it would spend the visitor's downloads. */
+  downloadCrossSite: () =>
+    make(
+      'SIPHON_ERR_DOWNLOAD_CROSS_SITE',
+      403,
+      "A download from this site's pages runs with your account only when you ask for it on this site: open the scraper's page here and press its download button.",
+    ),
   formInvalid: (why: string) => make('SIPHON_ERR_FORM_INVALID', 400, why),
 } as const;

@@ -35,10 +35,7 @@ export function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHt
 
 /**
  * The first steps of every API call, the data API's and its twins' (docs/design.md, "The data API's
- * lifecycle", steps 2–6): authenticate (401) → the key's origin (403) → the scraper, public or the
- * key's account's own (404) → downloads can be recorded (503) → the key's rate limit (429). Each
- * throws its refusal. The reply carries what is learnt as it is: the CORS headers from the origin's
- * step on (on errors too), the rate limit's once it is taken.
+ * lifecycle", steps 2–6): authenticate (401), then the rest of admitKey. Each throws its refusal.
  */
 export async function admitApiCall(
   request: FastifyRequest<{ Params: { owner: string; scraper: string } }>,
@@ -46,7 +43,22 @@ export async function admitApiCall(
   keyParam: string | undefined,
   deps: ApiCallDeps,
 ): Promise<ApiCall> {
-  const key = await authenticate(request.headers, keyParam, deps.store);
+  return admitKey(request, reply, await authenticate(request.headers, keyParam, deps.store), deps);
+}
+
+/**
+ * Steps 3–6 for a key known to be good (authenticated, or the pages' own key of a signed-in
+ * visitor: page-downloads.ts): the key's origin (403) → the scraper, public or the key's account's
+ * own (404) → downloads can be recorded (503) → the key's rate limit (429). Each throws its refusal.
+ * The reply carries what is learnt as it is: the CORS headers from the origin's step on (on errors
+ * too), the rate limit's once it is taken.
+ */
+export async function admitKey(
+  request: FastifyRequest<{ Params: { owner: string; scraper: string } }>,
+  reply: FastifyReply,
+  key: ApiKey,
+  deps: ApiCallDeps,
+): Promise<ApiCall> {
   const cors = admitOrigin(key, request.headers);
   noteRequest(request, { keyId: key.id });
   void reply.headers(cors);

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import { asksDownload, bodyContentType, fileExtension, formatNames, formatParams, type Format, type RowFormat } from '../formats/index.js';
 import type { ContentCoding } from '../pool/compressors.js';
-import type { QueryJob } from '../pool/protocol.js';
+import type { QueryJob, QueryParam } from '../pool/protocol.js';
 import { checkSql } from '../sql/check-sql.js';
 import { boundValues, givenValues } from '../sql/named-params.js';
 import type { Params } from '../utils/query-string.js';
@@ -54,13 +54,29 @@ function responseHeaders(
   return headers;
 }
 
+/** What a call from the pages adds to what its parameters say (routes/page-downloads.ts); the data API's own calls have none. */
+export interface CallExtras {
+  /** Values bound to the SQL's `?` parameters, in order: a table view's filters. */
+  params?: QueryParam[];
+  /** The file's name with `dl=1` instead of one made from the SQL. */
+  fileName?: string;
+}
+
 /**
  * The `Content-Disposition` of a call: with `dl=1`, its file's readable name (the table's for a
  * whole-table query, a hash of the SQL for any other); without, csv and sqlite's as morph.io sent it.
  */
-function dispositionOf(call: ApiCall, format: Format, callback: string | undefined, sql: string | null, download: boolean) {
+function dispositionOf(
+  call: ApiCall,
+  format: Format,
+  callback: string | undefined,
+  sql: string | null,
+  download: boolean,
+  fileName?: string,
+) {
   const { scraper } = call;
   if (!download) return format.attachment ? contentDisposition(scraperFileName(scraper, format.attachment), true) : undefined;
+  if (fileName !== undefined) return contentDisposition(fileName);
   const extension = fileExtension(format, callback);
   return contentDisposition(format.kind === 'file' ? scraperFileName(scraper, extension) : queryFileName(scraper, sql ?? '', extension));
 }
@@ -77,6 +93,7 @@ function queryJob(
   param: (name: string) => string | undefined,
   sql: string | null,
   given: Params,
+  bound: QueryParam[] | undefined,
 ): { job: QueryJob; page: QueryPage | undefined; sql: string } {
   const params = formatParams(format, param);
   const checkedSql = checkSql(sql ?? undefined, config.maxQueryChars);
@@ -92,6 +109,7 @@ function queryJob(
   };
   // Only when there are some: a job with values is never split over two processes.
   if (values) job.params = values;
+  else if (bound !== undefined && bound.length > 0) job.params = bound;
   return { job, page, sql: checkedSql };
 }
 
@@ -110,16 +128,17 @@ export function planDataAnswer(
   callback: string | undefined,
   sql: string | null,
   given: Params,
+  extras: CallExtras = {},
 ): DataAnswer {
   if (!format) throw errors.formatUnknown(formatNames);
   const { scraper } = call;
   const download = asksDownload(param);
-  const query = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql, given) : undefined;
+  const query = format.kind === 'rows' ? queryJob(request, config, scraper, format, param, sql, given, extras.params) : undefined;
   // A file takes no query, and so no values: any it is given is unused (400).
   if (!query) boundValues('', givenValues(given), Infinity);
   const job = query?.job;
   const coding = negotiateCoding(request.headers);
-  const disposition = dispositionOf(call, format, callback, query?.sql ?? null, download);
+  const disposition = dispositionOf(call, format, callback, query?.sql ?? null, download, extras.fileName);
   const headers = responseHeaders(request.id, format, call, callback, disposition, job ? undefined : scraper.data.sizeBytes);
   setCoding(headers, coding);
   addValidators(headers, scraper, job ?? { format: format.name }, coding);

@@ -22,6 +22,7 @@ import { healthRoutes } from './routes/health.js';
 import { accountRoutes } from './routes/account.js';
 import { ownerScraperRoutes } from './routes/owner-scrapers.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { pageDownloadRoutes } from './routes/page-downloads.js';
 import { pageRoutes } from './routes/pages.js';
 import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
@@ -146,6 +147,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     tablePageRoutes(scope, deps);
     accountRoutes(scope, { config, store: deps.store, catalog });
     ownerScraperRoutes(scope, { ...routeDeps, catalog });
+    pageDownloadRoutes(scope, { ...deps, catalog });
   });
   assetRoutes(app);
   // With a port of their own, the metrics are not on this one (metrics-server.ts).

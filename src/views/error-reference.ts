@@ -308,6 +308,11 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     area: 'web',
     when: "a form of the site that changes something (sign-up, log in, log out, keys, password, a scraper's settings or data) sent without this browser's token: from another site, or from a page older than the browser's token cookie; nothing was changed",
   },
+  downloadCrossSite: {
+    example: [],
+    area: 'web',
+    when: "a download button's address (`/{owner}/{scraper}/download…`) opened by another site's page (`Sec-Fetch-Site` other than `same-origin` or `none`), which would spend the signed-in visitor's downloads",
+  },
   formInvalid: {
     example: ['Choose a database file to publish.'],
     area: 'web',

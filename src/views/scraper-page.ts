@@ -1,5 +1,6 @@
 import type { TablePreview } from '../previews/table-previews.js';
 import type { DayCount, DownloadStats, Scraper } from '../store/types.js';
+import { databaseDownloadButton, downloadsHint } from './download-buttons.js';
 import { downloadsChart } from './downloads-chart.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
@@ -54,6 +55,8 @@ ${model.ownerTools ? ownerToolsSection(scraper, model.ownerTools) : ''}
 ${downloadsSection(model)}
 <section class="tables" aria-labelledby="tables">
 <h2 id="tables">Data</h2>
+${databaseDownloadButton(scraper)}
+${downloadsHint(model.visitor !== undefined)}
 ${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(scraper, t, model.previews[i]!, i))}
 </section>
 <section class="api" aria-labelledby="api">

@@ -12,6 +12,12 @@ export interface SignInForm {
   next?: string;
 }
 
+/** Where the visitor goes on once signed in or up, kept through the form. */
+const nextField = (next: string | undefined) => (next ? html`<input type="hidden" name="next" value="${next}">` : '');
+
+/** The other form's address, keeping where to go on: a visitor sent to log in may need to sign up first. */
+const withNext = (path: string, next: string | undefined) => (next ? `${path}?next=${encodeURIComponent(next)}` : path);
+
 /** `/signup`: an account name under the account-name rules, a password twice, an optional email. */
 export function signupPage(form: SignInForm & { minPasswordChars: number; maxPasswordChars: number }): SafeHtml {
   return layout({
@@ -22,6 +28,7 @@ export function signupPage(form: SignInForm & { minPasswordChars: number; maxPas
 ${formError(form.error, 'signup-error')}
 <form method="post" action="/signup">
 ${csrfField(form.csrfToken)}
+${nextField(form.next)}
 <div class="field"><label for="signup-name">Account name <span class="hint">(letters, digits, _ and -, up to 39; shown with your downloads)</span></label>
 <input id="signup-name" name="name" value="${form.name ?? ''}" required maxlength="39" pattern="[A-Za-z0-9][A-Za-z0-9_\\-]*" autocomplete="username" spellcheck="false"></div>
 <div class="field"><label for="signup-password">Password <span class="hint">(${form.minPasswordChars} to ${form.maxPasswordChars} characters)</span></label>
@@ -32,7 +39,7 @@ ${csrfField(form.csrfToken)}
 <input id="signup-email" name="email" type="email" value="${form.email ?? ''}" maxlength="254" autocomplete="email"></div>
 <p><button type="submit">Create the account</button></p>
 </form>
-<p>Already have an account? <a href="/login">Log in</a>.</p>
+<p>Already have an account? <a href="${withNext('/login', form.next)}">Log in</a>.</p>
 </div>`,
   });
 }
@@ -46,14 +53,14 @@ export function loginPage(form: SignInForm): SafeHtml {
 ${formError(form.error, 'login-error')}
 <form method="post" action="/login">
 ${csrfField(form.csrfToken)}
-${form.next ? html`<input type="hidden" name="next" value="${form.next}">` : ''}
+${nextField(form.next)}
 <div class="field"><label for="login-name">Account name</label>
 <input id="login-name" name="name" value="${form.name ?? ''}" required maxlength="39" autocomplete="username" spellcheck="false"></div>
 <div class="field"><label for="login-password">Password</label>
 <input id="login-password" name="password" type="password" required autocomplete="current-password"></div>
 <p><button type="submit">Log in</button></p>
 </form>
-<p>No account yet? <a href="/signup">Sign up</a>. Forgot your password? Ask this server's operator to set a new one (<code>siphon user passwd NAME</code>).</p>
+<p>No account yet? <a href="${withNext('/signup', form.next)}">Sign up</a>. Forgot your password? Ask this server's operator to set a new one (<code>siphon user passwd NAME</code>).</p>
 </div>`,
   });
 }

@@ -1,6 +1,7 @@
 import type { BrowsePage, TableView } from '../browse/types.js';
 import type { Scraper, TableInfo } from '../store/types.js';
 import { tableCell } from './cell-html.js';
+import { tableDownloadButtons, downloadsHint } from './download-buttons.js';
 import { facetList, type ViewHref } from './facet-list.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
@@ -127,6 +128,8 @@ ${page.next ? html`<link rel="next" href="${href({ ...view, next: page.next })}"
 <p class="lead description">${page.description}${
       page.countTruncated ? html` <a class="count-all" href="${href({ ...firstPage(view), countAll: true })}">Count all</a>` : ''
     }</p>
+${tableDownloadButtons(scraper, table, view, 'Download what you see:')}
+${downloadsHint(model.visitor !== undefined)}
 <p class="twins">For programs, this view as <a href="${json}">JSON</a> or <a href="${csv}">CSV</a>: API calls, with <a href="/docs#keys">a key</a>, counted as downloads (<a href="/docs#table-views">how</a>).</p>
 ${otherTables(model)}
 ${activeFilters(linked)}

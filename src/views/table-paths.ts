@@ -14,6 +14,7 @@
 import { viewParams } from '../browse/index.js';
 import type { TableView } from '../browse/types.js';
 import type { Scraper, TableInfo } from '../store/types.js';
+import { scraperPath } from './text.js';
 
 /** Kept as they are: the characters no router, proxy or browser changes in a path segment. */
 const safe = /[A-Za-z0-9_-]/;
@@ -63,6 +64,10 @@ export function withParams(path: string, params: readonly (readonly [string, str
 /** The parameters a twin reads as its own, never as a filter: the API key, `dl` and csv's `excel`. */
 export const twinOwnParams: ReadonlySet<string> = new Set(['key', 'dl', 'excel']);
 
+/** A view's parameters where `key`, `dl` and `excel` are the address's own: an exact filter on such a column as `NAME__exact`. */
+const ownedNamesEscaped = (params: [string, string][]) =>
+  params.map(([name, value]): [string, string] => [twinOwnParams.has(name) ? `${name}__exact` : name, value]);
+
 /**
  * The address of a view of a table (its canonical parameters), of its page or, with an extension, of
  * a twin. The twins read `key`, `dl` and `excel` as their own (twinOwnParams), so there an exact
@@ -70,7 +75,34 @@ export const twinOwnParams: ReadonlySet<string> = new Set(['key', 'dl', 'excel']
  */
 export function viewHref(scraper: Scraper, table: TableInfo, view: TableView, extension = ''): string {
   const params = viewParams(view, table);
-  const twinParams =
-    extension === '' ? params : params.map(([name, value]): [string, string] => [twinOwnParams.has(name) ? `${name}__exact` : name, value]);
-  return withParams(tablePath(scraper.owner.name, scraper.name, table.name, extension), twinParams);
+  return withParams(
+    tablePath(scraper.owner.name, scraper.name, table.name, extension),
+    extension === '' ? params : ownedNamesEscaped(params),
+  );
+}
+
+/** A view's parameters that shape its pages, not which rows and columns it holds: a download of every row has no use for them. */
+const pageOnlyParams: ReadonlySet<string> = new Set(['_size', '_next', '_facet', '_facet_size', '_count']);
+
+/** `/{owner}/{scraper}/download.sqlite`: the pages' button for the whole database. */
+export function databaseDownloadPath(scraper: Scraper): string {
+  return `${scraperPath(scraper.owner.name, scraper.name)}/download.sqlite`;
+}
+
+/**
+ * `/{owner}/{scraper}/download/{table}.csv` (or `.json`): the pages' download of every row of a
+ * view, its filters, search, sort and columns (the whole table without a view), `excel=1` for a CSV
+ * for Excel. Read back by routes/page-downloads.ts, as a twin reads its view.
+ */
+export function downloadHref(
+  scraper: Scraper,
+  table: TableInfo,
+  view: TableView | undefined,
+  format: 'csv' | 'json',
+  excel = false,
+): string {
+  const params = view ? ownedNamesEscaped(viewParams(view, table)).filter(([name]) => !pageOnlyParams.has(name)) : [];
+  if (excel) params.push(['excel', '1']);
+  const path = `${scraperPath(scraper.owner.name, scraper.name)}/download/${tableSegment(table.name)}.${format}`;
+  return withParams(path, params);
 }

@@ -1,5 +1,6 @@
 import type { Cell, TablePreview } from '../previews/table-previews.js';
 import type { Scraper, TableInfo } from '../store/types.js';
+import { tableDownloadButtons } from './download-buttons.js';
 import { html, type SafeHtml } from './html.js';
 import { tablePath } from './table-paths.js';
 import { count, plural, tableRows } from './text.js';
@@ -26,7 +27,7 @@ ${preview.rows.map((row) => html`<tr>${row.map(cell)}</tr>\n`)}</tbody>
 </div>`;
 }
 
-/** One table of a scraper: its columns and their types, its row count, its first rows, and a link to its page. */
+/** One table of a scraper: its columns and their types, its row count, its first rows, a link to its page and its download buttons. */
 export function tableSection(scraper: Scraper, table: TableInfo, preview: TablePreview, index: number): SafeHtml {
   const id = `table-${index + 1}`;
   const page = tablePath(scraper.owner.name, scraper.name, table.name);
@@ -35,6 +36,7 @@ export function tableSection(scraper: Scraper, table: TableInfo, preview: TableP
 <p class="meta"><span>${tableRows(table)}</span> <span>${plural(table.columns.length, 'column')}</span>
 <a href="${page}">Browse: sort, filter, facets</a>
 <a href="?table=${encodeURIComponent(table.name)}#api">Query this table</a></p>
+${tableDownloadButtons(scraper, table, undefined, 'Download the table:')}
 <details class="columns">
 <summary>Columns and types</summary>
 <table>

@@ -53,6 +53,7 @@ export function signInRoutes(app: FastifyInstance, deps: { config: Config; store
         csrfToken: reply.generateCsrf(),
         name: field(request.body, 'name'),
         email: field(request.body, 'email'),
+        next: nextPath(request, request.body),
         error: error.message,
         minPasswordChars,
         maxPasswordChars,
@@ -69,10 +70,11 @@ export function signInRoutes(app: FastifyInstance, deps: { config: Config; store
       errors.signupClosed(),
     );
 
-  app.get('/signup', async (request, reply) => {
+  app.get<{ Querystring: Form }>('/signup', async (request, reply) => {
     if (config.signup === 'closed') return closedPage(request, reply);
-    if (signedIn(request)) return reply.redirect('/account', 303);
-    sendPage(reply, 200, signupPage({ csrfToken: reply.generateCsrf(), minPasswordChars, maxPasswordChars }));
+    const next = nextPath(request, request.query);
+    if (signedIn(request)) return reply.redirect(next ?? '/account', 303);
+    sendPage(reply, 200, signupPage({ csrfToken: reply.generateCsrf(), next, minPasswordChars, maxPasswordChars }));
   });
 
   app.post('/signup', csrf, async (request, reply) => {
@@ -98,15 +100,16 @@ export function signInRoutes(app: FastifyInstance, deps: { config: Config; store
       if (!account) throw errors.accountExists(name);
       request.log.info({ account: account.name }, 'account signed up');
       await signIn(request, account);
-      return reply.redirect('/account', 303);
+      return reply.redirect(nextPath(request, request.body) ?? '/account', 303);
     } catch (err) {
       signupRefused(request, reply, err);
     }
   });
 
   app.get<{ Querystring: Form }>('/login', async (request, reply) => {
-    if (signedIn(request)) return reply.redirect('/account', 303);
-    sendPage(reply, 200, loginPage({ csrfToken: reply.generateCsrf(), next: nextPath(request, request.query) }));
+    const next = nextPath(request, request.query);
+    if (signedIn(request)) return reply.redirect(next ?? '/account', 303);
+    sendPage(reply, 200, loginPage({ csrfToken: reply.generateCsrf(), next }));
   });
 
   app.post('/login', csrf, async (request, reply) => {
