@@ -157,6 +157,12 @@ describe('download buttons on one server', () => {
     assert.equal(login, `/login?next=${encodeURIComponent(path)}`);
     const form = await (await anonymous.get(login)).text();
     assert.ok(form.includes(`name="next" value="${path.replaceAll('&', '&amp;')}"`), 'the form keeps where to go on');
+    assert.match(form, /Log in to download the file you asked for/);
+    assert.doesNotMatch(
+      await (await anonymous.get('/login?next=%2Fowner%2Fplaces')).text(),
+      /to download/,
+      'said only on the way to a download',
+    );
     assert.ok(form.includes(`href="/signup?next=${encodeURIComponent(path).replaceAll('&', '&amp;')}"`), 'and so does its link to sign up');
     const { account } = await server.catalog.addUser('bob');
     await server.store.setPasswordHash(account.id, await hashPassword(password));
@@ -206,6 +212,25 @@ describe('download buttons on one server', () => {
       await res.arrayBuffer();
     }
     assert.equal(await downloadsOf(server, alice.accountId), before + 2);
+  });
+
+  test('a private scraper downloads for its signed-in owner only, as its page shows', async () => {
+    const { account } = await server.catalog.addUser('erin');
+    await server.store.setPasswordHash(account.id, await hashPassword(password));
+    await server.catalog.addScraper('erin/secret', makeDb(server.dataDir, 'secret.sqlite', fixtureSql), {
+      isPrivate: true,
+      description: '',
+    });
+    const erin = new WebClient(server.base);
+    await erin.logIn('erin', password);
+    for (const path of ['/erin/secret/download.sqlite', '/erin/secret/download/data.json']) {
+      const own = await erin.get(path);
+      assert.equal(own.status, 200, path);
+      await own.arrayBuffer();
+      const other = await alice.client.get(path);
+      assert.equal(other.status, 404, path);
+      assert.equal(other.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
+    }
   });
 
   test('a bad address is refused in Siphon’s shape, never a 5xx', async () => {

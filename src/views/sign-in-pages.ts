@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from './html.js';
 import { csrfField, formError } from './forms.js';
 import { layout } from './layout.js';
+import { isDownloadPath } from './table-paths.js';
 
 export interface SignInForm {
   csrfToken: string;
@@ -11,6 +12,12 @@ export interface SignInForm {
   /** Where to go once signed in (a path of this site). */
   next?: string;
 }
+
+/** Said above the form when it leads to a download: the file comes once the visitor is in, and they stay on this page. */
+const downloadLead = (next: string | undefined, action: string) =>
+  next && isDownloadPath(next)
+    ? html`<p class="lead">${action} to download the file you asked for: it comes as soon as you are in, and downloads made from the pages count as your account's.</p>`
+    : '';
 
 /** Where the visitor goes on once signed in or up, kept through the form. */
 const nextField = (next: string | undefined) => (next ? html`<input type="hidden" name="next" value="${next}">` : '');
@@ -24,6 +31,7 @@ export function signupPage(form: SignInForm & { minPasswordChars: number; maxPas
     title: 'Sign up',
     body: html`<div class="narrow">
 <h1>Sign up</h1>
+${downloadLead(form.next, 'Sign up')}
 <p class="lead">An account gives you API keys to query every public scraper, and a page of your own downloads.</p>
 ${formError(form.error, 'signup-error')}
 <form method="post" action="/signup">
@@ -50,6 +58,7 @@ export function loginPage(form: SignInForm): SafeHtml {
     title: 'Log in',
     body: html`<div class="narrow">
 <h1>Log in</h1>
+${downloadLead(form.next, 'Log in')}
 ${formError(form.error, 'login-error')}
 <form method="post" action="/login">
 ${csrfField(form.csrfToken)}

@@ -89,6 +89,11 @@ export function databaseDownloadPath(scraper: Scraper): string {
   return `${scraperPath(scraper.owner.name, scraper.name)}/download.sqlite`;
 }
 
+/** Whether a path of this site is one of the download buttons' (a sign-in on the way to it says so). */
+export function isDownloadPath(path: string): boolean {
+  return /^\/[^/?]+\/[^/?]+\/download(?:\.sqlite|\/[^/?]+\.(?:csv|json))(?:\?|$)/.test(path);
+}
+
 /**
  * `/{owner}/{scraper}/download/{table}.csv` (or `.json`): the pages' download of every row of a
  * view, its filters, search, sort and columns (the whole table without a view), `excel=1` for a CSV

@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { paramPairs } from '../../src/utils/query-string.js';
 import { formParams } from '../../src/views/table-controls.js';
-import { rowPath, tableNameOf, tablePath, tableSegment } from '../../src/views/table-paths.js';
+import { parseView } from '../../src/browse/index.js';
+import type { Scraper, TableInfo } from '../../src/store/types.js';
+import {
+  databaseDownloadPath,
+  downloadHref,
+  isDownloadPath,
+  rowPath,
+  tableNameOf,
+  tablePath,
+  tableSegment,
+} from '../../src/views/table-paths.js';
 import { randomTexts } from '../helpers/random-text.js';
 
 /** The segment as the router hands it over: percent-escapes decoded (find-my-way decodes `%2E` too). */
@@ -92,4 +102,22 @@ test('pairs keep the order between names', () => {
     ['café', '€ 1'],
   ]);
   assert.deepEqual(paramPairs('/t'), []);
+});
+
+test('a download of a view keeps its rows and columns, not its paging or facets, and escapes the names the download reads', () => {
+  const scraper = { owner: { id: 1, name: 'alice' }, name: 'plans' } as Scraper;
+  const table = { name: 'a.b', columns: ['excel', 'suburb', 'title'].map((name) => ({ name, type: 'text' })) } as TableInfo;
+  const view = parseView(
+    paramPairs('?excel=1&suburb__contains=Leu&_sort_desc=title&_nocol=title&_size=5&_facet=suburb&_facet_size=3&_count=all'),
+    table,
+  );
+  const href = downloadHref(scraper, table, { ...view, next: 'a page token' }, 'csv', true);
+  assert.equal(href, '/alice/plans/download/a~2Eb.csv?_sort_desc=title&excel__exact=1&suburb__contains=Leu&_nocol=title&excel=1');
+  assert.ok(isDownloadPath(href));
+  assert.equal(downloadHref(scraper, table, undefined, 'json'), '/alice/plans/download/a~2Eb.json');
+  assert.equal(databaseDownloadPath(scraper), '/alice/plans/download.sqlite');
+  for (const path of ['/alice/plans/download.sqlite', '/alice/plans/download/x.json?a=1']) assert.ok(isDownloadPath(path), path);
+  for (const path of ['/alice/plans', '/alice/plans/download/x.xml', '/alice/plans/tables/x.csv', '/alice/download/x.csv']) {
+    assert.ok(!isDownloadPath(path), path);
+  }
 });
