@@ -164,6 +164,11 @@ export const defaults = {
  */
 export const maxQueueTimeoutMs = 300_000;
 
+/** No setting or owner may keep more data versions than this: each may be as large as a publish (src/scrapers/retention.ts). */
+export const maxKeptVersions = 1000;
+/** Ten years: an age limit is a number of days a person chooses, not a way to overflow a date. */
+export const maxKeptDays = 3650;
+
 export function configWith(overrides: Partial<Config> & { dataDir: string }): Config {
   return { ...defaults, ...overrides };
 }

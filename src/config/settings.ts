@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { defaults, maxQueueTimeoutMs, type Config } from '../config.js';
-import { maxKeptDays, maxKeptVersions } from '../scrapers/retention.js';
+import { defaults, maxKeptDays, maxKeptVersions, maxQueueTimeoutMs, type Config } from '../config.js';
 
 /** Why a value was refused, finishing "<setting> must be …". */
 class Refused extends Error {}

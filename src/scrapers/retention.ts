@@ -1,11 +1,6 @@
-import type { Config } from '../config.js';
+import { maxKeptDays, type Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { KeepChoice, Retention, Scraper } from '../store/types.js';
-
-/** No setting or owner may keep more versions than this: each may be as large as a publish. */
-export const maxKeptVersions = 1000;
-/** Ten years: an age limit is a number of days a person chooses, not a way to overflow a date. */
-export const maxKeptDays = 3650;
 
 /** The operator's retention: the default of every scraper, and the most versions an owner may choose. */
 export type RetentionSettings = Pick<Config, 'keepVersions' | 'keepDays' | 'maxKeepVersions'>;
