@@ -1,6 +1,6 @@
 /**
  * The fuzz generator's requests to the pages and the account routes: log-in with `next=`, sign-up,
- * log-out, the account's forms, owner pages and forms, scraper pages with the query builder's
+ * log-out, the account's forms, owner pages and forms, the download buttons' addresses, scraper pages with the query builder's
  * parameters, /docs and the home page's search, each field holding a hostile value (another site
  * in a redirect target, control characters, bidirectional overrides, broken percent-encoding, NUL,
  * text far past any field's length). Forms usually carry a signed-in visitor's session and CSRF
@@ -117,6 +117,22 @@ function get(r: Random, visitor: FuzzVisitor, target: string): WebRequest {
   return { method: 'GET', target, headers: r.chance(0.5) ? [`Cookie: ${visitor.cookie}`] : [] };
 }
 
+/**
+ * A download button's address (`/{owner}/{scraper}/download…`), with hostile table names, formats,
+ * view parameters and `excel`, from this site or (as `Sec-Fetch-Site` says) another.
+ */
+function download(r: Random, visitor: FuzzVisitor, scraper: string): WebRequest {
+  const q = (name: string) => `${encoded(r, name)}=${encoded(r, hostile(r))}`;
+  const names = ['excel', 'dl', 'key', '_sort', '_sort_desc', '_col', '_nocol', '_search', '_next', '_size', 'title', 'title__in', 'n__gt'];
+  const params = names.filter(() => r.chance(0.2)).map(q);
+  const path = r.chance(0.2)
+    ? `/${scraper}/download.sqlite`
+    : `/${scraper}/download/${r.chance(0.6) ? 'data' : encoded(r, hostile(r))}.${r.pick(['csv', 'json', encoded(r, hostile(r))])}`;
+  const request = get(r, visitor, `${path}${params.length > 0 ? `?${params.join('&')}` : ''}`);
+  if (r.chance(0.3)) request.headers.push(`Sec-Fetch-Site: ${r.pick(['cross-site', 'same-site', 'same-origin', 'none', 'nonsense'])}`);
+  return request;
+}
+
 /** One request to a page or a form, with hostile values in its parameters or fields. */
 export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly string[]): WebRequest {
   const scraper = r.pick([...scrapers, visitor.scraper]);
@@ -143,6 +159,7 @@ export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly s
     [1, () => post(r, visitor, '/account/password', { current: hostile(r), password: hostile(r), password2: hostile(r) })],
     [1, () => post(r, visitor, '/account/builder-key', { scraper: hostile(r) })],
     [3, () => get(r, visitor, `/${scraper}?${[q('table'), q('sql'), q('format'), q('callback')].filter(() => r.chance(0.7)).join('&')}`)],
+    [2, () => download(r, visitor, scraper)],
     [1, () => get(r, visitor, `/${encoded(r, hostile(r))}`)],
     [1, () => get(r, visitor, `/${scraper.split('/')[0]}?${q('q')}`)],
     [1, () => get(r, visitor, `/?${q('q')}`)],
