@@ -24,7 +24,6 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSy
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { applyPatches, neededPatches } from './better-sqlite3-patches.mjs';
 
 /** Our options, over better-sqlite3's. */
@@ -36,7 +35,6 @@ const options = {
   SQLITE_MAX_ATTACHED: '0',
 };
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const moduleDir = path.dirname(require.resolve('better-sqlite3/package.json'));
 /** Written once a build from the changed source has succeeded: the changes it was built with. */
