@@ -10,7 +10,7 @@ import { serviceErrors } from './errors/service.js';
 import { versionErrors } from './errors/versions.js';
 import { webErrors } from './errors/web.js';
 
-export { SiphonError } from './errors/siphon-error.js';
+export { errorCodeHeader, SiphonError } from './errors/siphon-error.js';
 export { errorForQuery, QueryFailed, type QueryFailure } from './errors/query-failure.js';
 
 /**

@@ -10,7 +10,7 @@ import { CommandFailed } from './command-failed.js';
 import { commandFlags, findCommand, flagsOf, settingsOf, type Command, type CommandFlag, type FlagDoc } from './commands.js';
 import { processIo, type CliIo } from './io.js';
 import { commandHelp, overview } from './usage.js';
-import { siphonVersion } from './version.js';
+import { siphonVersion } from '../version.js';
 
 /** Every flag any command takes: its own flags, the settings (all given as text) and --version. */
 const knownFlags: Record<string, FlagSpec> = {

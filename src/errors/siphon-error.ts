@@ -18,6 +18,9 @@ export class SiphonError extends Error {
   }
 }
 
+/** The header naming an answer's error code (`SIPHON_ERR_…`), so a program can tell errors apart without reading messages. */
+export const errorCodeHeader = 'siphon-error-code';
+
 /** Each error file's one way to define an error. */
 export const make = (code: string, status: number, message: string, retryAfterSeconds?: number, allow?: readonly string[]) =>
   new SiphonError(code, status, message, retryAfterSeconds, allow);

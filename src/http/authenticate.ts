@@ -11,6 +11,11 @@ function headerKey(headers: IncomingHttpHeaders): string | undefined {
   return bearer ? bearer[1]!.trim() : undefined;
 }
 
+/** Whether the caller sent a key at all, in a header or the `key` parameter. */
+export function sentKey(headers: IncomingHttpHeaders, keyParam: string | undefined): boolean {
+  return headerKey(headers) !== undefined || keyParam !== undefined;
+}
+
 /**
  * Finds the caller's key; where it may be used from is the next step's (key-origin.ts). A header
  * wins over the `key` parameter, as on morph.io: a bad header key is refused even when the

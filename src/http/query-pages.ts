@@ -9,6 +9,7 @@ import { sqlTokens } from '../sql/tokens.js';
 import type { Scraper } from '../store/types.js';
 import { formatParamNames } from '../formats/index.js';
 import { publicOrigin } from './public-origin.js';
+import { maxQueryPageRows } from '../limits/query-page.js';
 
 /**
  * @module Pages of any query on the data API (`page_size`, `next`): the query is run as
@@ -16,9 +17,6 @@ import { publicOrigin } from './public-origin.js';
  * offset costs; the `next` token holds the offset and the data version, with a checksum of itself,
  * the query, its `:named` values and the page size (browse/page-token.ts, as a table page's `_next`).
  */
-
-/** The most rows a page may hold. */
-const maxPageSize = 100_000;
 
 /** The page a call asks for. */
 export interface QueryPage {
@@ -33,7 +31,7 @@ const identityOf = (sql: string, values: NamedValues | undefined, size: number) 
 
 /**
  * The page a call asks for with `page_size` (and `next` after the first page), or undefined without
- * `page_size`. A size that is not 1 to maxPageSize, or `next` without it, is a 400; a token changed
+ * `page_size`. A size that is not 1 to maxQueryPageRows, or `next` without it, is a 400; a token changed
  * by hand or given for another query or size is a 400, one of an older data version a 409.
  */
 export function queryPageOf(
@@ -49,7 +47,7 @@ export function queryPageOf(
     return undefined;
   }
   const size = /^\d{1,6}$/.test(sizeText) ? Number(sizeText) : 0;
-  if (size < 1 || size > maxPageSize) throw errors.pageSizeInvalid(maxPageSize);
+  if (size < 1 || size > maxQueryPageRows) throw errors.pageSizeInvalid(maxQueryPageRows);
   if (next === undefined) return { size, offset: 0, values };
   const token = decodeToken(next, identityOf(sql, values, size), 0, () => []);
   if (token.position.kind !== 'offset') throw errors.pageTokenInvalid([]);

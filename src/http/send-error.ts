@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { errorForQuery, errors, QueryFailed, SiphonError } from '../errors.js';
+import { errorCodeHeader, errorForQuery, errors, QueryFailed, SiphonError } from '../errors.js';
 import { jsonpContentType } from '../formats/index.js';
 import { jsonString } from '../formats/values.js';
 import { corsHeaders } from './cors.js';
@@ -21,9 +21,6 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
   noteRequest(reply.request, { err });
   return errors.internal();
 }
-
-/** Names an error's code (`SIPHON_ERR_…`), so a program can tell errors apart without reading messages. */
-export const errorCodeHeader = 'siphon-error-code';
 
 /**
  * The headers of every error answer besides CORS (which every error answer has too): its code,

@@ -1,7 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { SiphonError } from '../errors.js';
 import type { SafeHtml } from '../views/html.js';
-import { errorCodeHeader } from './send-error.js';
+import { errorCodeHeader, type SiphonError } from '../errors.js';
 
 /**
  * Scripts, styles and API calls from this origin only: a second line of defence should scraper data

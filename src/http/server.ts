@@ -23,6 +23,7 @@ import { accountRoutes } from './routes/account.js';
 import { ownerScraperRoutes } from './routes/owner-scrapers.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pageDownloadRoutes } from './routes/page-downloads.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { pageRoutes } from './routes/pages.js';
 import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
@@ -138,6 +139,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   tableDataRoutes(app, deps);
   scraperInfoRoutes(app, deps);
   healthRoutes(app, deps);
+  openApiRoutes(app, deps);
   publishRoutes(app, routeDeps);
   corsPreflightRoutes(app);
   // Pages and account forms, with cookies and sessions: the data API and PUT above never see either.

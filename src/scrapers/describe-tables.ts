@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { quoteIdentifier } from '../shared/sql-names.js';
-import type { FtsInfo, TableInfo } from '../store/types.js';
+import type { ColumnInfo, FtsInfo, TableInfo } from '../store/types.js';
 
 /**
  * A view is counted at publish up to this many rows: a view can cost anything to run (joins,
@@ -38,6 +38,33 @@ export function ftsContentTable(entry: SchemaEntry): { table: string; rowid?: st
   return rowid === undefined ? { table } : { table, rowid };
 }
 
+interface XInfo {
+  name: string;
+  type: string;
+  notnull: number;
+  pk: number;
+  hidden: number;
+}
+
+/**
+ * The columns `select *` returns, in order: `table_xinfo`'s, less a virtual table's hidden ones
+ * (`hidden` 1), so generated columns (2 virtual, 3 stored) are in. A rowid table's one INTEGER
+ * PRIMARY KEY is its rowid, never NULL whatever it declares.
+ */
+function describeColumns(db: Database.Database, table: string, hasRowid: boolean): ColumnInfo[] {
+  const rows = (db.prepare('select name, type, "notnull", pk, hidden from pragma_table_xinfo(?)').all(table) as XInfo[]).filter(
+    (c) => c.hidden !== 1,
+  );
+  const keys = rows.filter((c) => c.pk > 0);
+  const rowidAlias = hasRowid && keys.length === 1 && keys[0]!.type.toUpperCase() === 'INTEGER' ? keys[0]!.name : undefined;
+  return rows.map((c) => {
+    const column: ColumnInfo = { name: c.name, type: c.type };
+    if (c.notnull === 1 || c.name === rowidAlias) column.notNull = true;
+    if (c.hidden === 2 || c.hidden === 3) column.generated = true;
+    return column;
+  });
+}
+
 /**
  * Every table and view of a data version as its pages and the API describe it, computed once at
  * publish: columns, row count (views capped at `viewRowsCap`), whether it has a rowid, and the
@@ -61,7 +88,7 @@ export function describeTables(db: Database.Database): TableInfo[] {
   return entries.map(({ name, type }) => {
     const table: TableInfo = {
       name,
-      columns: db.prepare('select name, type from pragma_table_info(?)').all(name) as { name: string; type: string }[],
+      columns: describeColumns(db, name, !withoutRowid.has(name) && type === 'table'),
       rows: 0,
     };
     const count = db.prepare(

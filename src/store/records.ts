@@ -42,7 +42,12 @@ export interface KeyListing {
 
 export interface ColumnInfo {
   name: string;
+  /** As declared (`''` for none). */
   type: string;
+  /** Never NULL: declared NOT NULL, or the table's INTEGER PRIMARY KEY (its rowid). Absent: it may be, or a version described before this was known. */
+  notNull?: true;
+  /** A generated column (`AS (…)`): `select *` returns it, `PRAGMA table_info` does not list it. */
+  generated?: true;
 }
 
 /** A table's full-text index: the FTS table that indexes it (`content=` it, or itself). */

@@ -7,7 +7,7 @@ import { layout, type Visitor } from './layout.js';
 import { ownerToolsSection, type OwnerTools } from './owner-tools.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
 import { tableSection } from './table-section.js';
-import { count, humanSize, ownerPath, plural, timeElement } from './text.js';
+import { count, humanSize, ownerPath, plural, scraperPath, timeElement } from './text.js';
 
 export interface ScraperPageModel {
   scraper: Scraper;
@@ -61,7 +61,7 @@ ${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p
 </section>
 <section class="api" aria-labelledby="api">
 <h2 id="api">Use the API</h2>
-<p>Every call needs an API key (<a href="/signup">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>.</p>
+<p>Every call needs an API key (<a href="/signup">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>. For client generators and API tools: this scraper's <a href="${scraperPath(scraper.owner.name, scraper.name)}/openapi.json">OpenAPI document</a>, with its tables' rows, and the <a href="/openapi.json">whole API's</a>.</p>
 ${tables.length === 0 ? '' : queryBuilder(model.builder)}
 </section>`,
   });
