@@ -186,6 +186,16 @@ describe("a scraper's document", () => {
     assert.equal(bad.headers.get('siphon-error-code'), 'SIPHON_ERR_KEY_INVALID');
   });
 
+  test("/docs and the scraper page's Use the API link both documents", async () => {
+    const page = await (await fetch(`${server.base}/alice/types`)).text();
+    const useTheApi = page.slice(page.indexOf('id="api"'));
+    assert.match(useTheApi, /href="\/alice\/types\/openapi.json"/);
+    assert.match(useTheApi, /href="\/openapi.json"/);
+    const docs = await (await fetch(`${server.base}/docs`)).text();
+    assert.match(docs, /<h2 id="openapi-documents">/);
+    assert.match(docs, /<code>\/openapi.json<\/code>/);
+  });
+
   test('a client generated from it by openapi-typescript typechecks with openapi-fetch, and runs a query on the server', async () => {
     const { doc } = await getDoc('/alice/types/openapi.json');
     const { diagnostics, exports } = await generatedClient(
