@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
-import { pagesKeyLabel } from '../src/accounts/pages-key.js';
+import { pagesKeyLabel } from '../src/http/pages-key.js';
 import { waitFor } from './helpers/cli.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';

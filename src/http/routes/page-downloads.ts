@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { pagesKey } from '../../accounts/pages-key.js';
+import { pagesKey } from '../pages-key.js';
 import { exportStatement, parseView } from '../../browse/index.js';
 import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
@@ -41,7 +41,7 @@ const ownSite = (request: FastifyRequest) => {
  * `/{owner}/{scraper}/download/{table}.csv|.json` with a view's filters, search, sort and columns
  * (every row, not a page; `excel=1` for a CSV for Excel). Registered in the web scope: the signed-in
  * visitor's session stands for their account here only, never on the data API. The call runs with
- * their pages key (accounts/pages-key.ts), so it is a download of theirs under that key's rate limit,
+ * their pages key (http/pages-key.ts), so it is a download of theirs under that key's rate limit,
  * lane and bounds, and it goes through the data API's own steps (data-call.ts): the same bytes as
  * `data.csv?query=…&dl=1`. An anonymous visitor is sent to sign in, and comes back here after.
  */
