@@ -5,6 +5,7 @@
  * and filter values are bound as data (compile.ts).
  */
 import { errors } from '../errors.js';
+import { parseVersionId } from '../scrapers/version-id.js';
 import type { TableInfo } from '../store/types.js';
 import { checkFilterValue, filterOps, isFilterOp, valuelessOps } from './filters.js';
 import { decodeToken, viewIdentity } from './page-token.js';
@@ -86,6 +87,9 @@ export function parseView(query: QueryParams | Iterable<[string, string]>, table
         break;
       case '_next':
         if (value !== '') view.next = value;
+        break;
+      case 'version':
+        view.version = parseVersionId(value);
         break;
       case '_count':
         if (value !== 'all') throw errors.viewValue(name, 'all');

@@ -55,6 +55,8 @@ export interface TableView {
   search?: string;
   /** `_next`, opaque. */
   next?: string;
+  /** `version`, the data version the view is pinned to (src/scrapers/version-id.ts); absent: the current data. */
+  version?: number;
   /** `_facet`, repeatable. */
   facets: string[];
   /** `_facet_size`, 1..100, default 30. */

@@ -20,4 +20,6 @@ export const reservedNames = new Set([
   '_facet',
   '_facet_size',
   '_count',
+  // Not Datasette's, but the data API's and every data address's: a filter on a column named version is `version__exact`.
+  'version',
 ]);

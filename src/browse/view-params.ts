@@ -9,7 +9,7 @@ const plainName = (column: string) => !reservedNames.has(column) && !endsInOpera
 
 /**
  * The canonical URL parameters of a view, in a fixed order (sort, filters, columns, search, facets,
- * sizes, count, next), defaults left out; `parseView` reads them back to the same view. The shown
+ * sizes, count, version, next), defaults left out; `parseView` reads them back to the same view. The shown
  * columns are written as whichever of `_col` and `_nocol` is shorter.
  */
 export function viewParams(view: TableView, table: TableInfo): [string, string][] {
@@ -29,6 +29,7 @@ export function viewParams(view: TableView, table: TableInfo): [string, string][
   if (view.facetSize !== defaultFacetSize) params.push(['_facet_size', String(view.facetSize)]);
   if (view.size !== defaultPageSize) params.push(['_size', String(view.size)]);
   if (view.countAll) params.push(['_count', 'all']);
+  if (view.version !== undefined) params.push(['version', String(view.version)]);
   if (view.next !== undefined) params.push(['_next', view.next]);
   return params;
 }

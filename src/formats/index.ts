@@ -100,6 +100,12 @@ export const formatParamNames: readonly string[] = [
   ...new Set(list.flatMap((f) => (f.kind === 'rows' ? Object.keys(f.params ?? {}) : []))),
 ];
 
+/**
+ * `version`, which every data call takes whatever its format (a kept data version: http/pinned-version.ts),
+ * named here beside the formats' own for the same readers: a POST's body, a next page's link, the log.
+ */
+export const versionParamName = 'version';
+
 export function findFormat(name: string): Format | undefined {
   return list.find((f) => f.name === name);
 }

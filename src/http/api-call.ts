@@ -7,6 +7,7 @@ import type { AccountStore, ApiKey, Scraper, ScraperStore } from '../store/types
 import { authenticate } from './authenticate.js';
 import { admitOrigin } from './key-origin.js';
 import { noteRequest } from './request-log.js';
+import { pinVersion } from './pinned-version.js';
 import { findScraperFor } from './routes/params.js';
 
 /** An API call let in: its key, its scraper, its rate decision, and the CORS headers its answers carry. */
@@ -40,16 +41,16 @@ export function rateLimitHeaders(decision: RateDecision | undefined): OutgoingHt
 export async function admitApiCall(
   request: FastifyRequest<{ Params: { owner: string; scraper: string } }>,
   reply: FastifyReply,
-  keyParam: string | undefined,
+  params: { key: string | undefined; version: string | undefined },
   deps: ApiCallDeps,
 ): Promise<ApiCall> {
-  return admitKey(request, reply, await authenticate(request.headers, keyParam, deps.store), deps);
+  return admitKey(request, reply, await authenticate(request.headers, params.key, deps.store), deps, params.version);
 }
 
 /**
  * Steps 3–6 for a key known to be good (authenticated, or the pages' own key of a signed-in
  * visitor: page-downloads.ts): the key's origin (403) → the scraper, public or the key's account's
- * own (404) → downloads can be recorded (503) → the key's rate limit (429). Each throws its refusal.
+ * own (404), at the data version `version=` names (400, 410: pinned-version.ts) → downloads can be recorded (503) → the key's rate limit (429). Each throws its refusal.
  * The reply carries what is learnt as it is: the CORS headers from the origin's step on (on errors
  * too), the rate limit's once it is taken.
  */
@@ -58,12 +59,14 @@ export async function admitKey(
   reply: FastifyReply,
   key: ApiKey,
   deps: ApiCallDeps,
+  version?: string,
 ): Promise<ApiCall> {
   const cors = admitOrigin(key, request.headers);
   noteRequest(request, { keyId: key.id });
   void reply.headers(cors);
   // A private scraper is served to its owner's keys only.
-  const scraper = await findScraperFor(deps.store, key.account.id, request.params.owner, request.params.scraper);
+  const found = await findScraperFor(deps.store, key.account.id, request.params.owner, request.params.scraper);
+  const scraper = await pinVersion(deps.store, found, version, request.url);
   // Nothing is served that could not be recorded: a refused call is not a download.
   deps.recorder.assertAccepting();
   const rate = deps.rateLimiter && (await deps.rateLimiter.take(String(key.id)));

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { errors } from '../errors.js';
-import { formatParamNames } from '../formats/index.js';
+import { formatParamNames, versionParamName } from '../formats/index.js';
 import { readBoundedBody, type BodyLimits } from '../limits/bounded-body.js';
 import { namedPrefix } from '../sql/named-params.js';
 import { parseParams, type Params } from '../utils/query-string.js';
@@ -12,7 +12,7 @@ const jsonType = 'application/json';
  * The parameters a JSON body gives, and its `:named` values: each must be a string; other members
  * are ignored, as unknown parameters are.
  */
-const jsonParams = ['key', 'query', ...formatParamNames];
+const jsonParams = ['key', 'query', versionParamName, ...formatParamNames];
 const isJsonParam = (name: string) => jsonParams.includes(name) || name.startsWith(namedPrefix);
 
 /** Whether a request has a body at all (RFC 9112: a Content-Length above 0, or Transfer-Encoding). */

@@ -7,7 +7,7 @@ import type { QueryPool } from '../pool/pool.js';
 import { namedPrefix, type NamedValues } from '../sql/named-params.js';
 import { sqlTokens } from '../sql/tokens.js';
 import type { Scraper } from '../store/types.js';
-import { formatParamNames } from '../formats/index.js';
+import { formatParamNames, versionParamName } from '../formats/index.js';
 import { publicOrigin } from './public-origin.js';
 import { maxQueryPageRows } from '../limits/query-page.js';
 
@@ -104,7 +104,7 @@ export async function nextPageLink(
   const base = publicOrigin(request, deps.config);
   if (base === undefined) throw errors.hostInvalid();
   const query = new URLSearchParams({ query: sql });
-  for (const name of formatParamNames) {
+  for (const name of [versionParamName, ...formatParamNames]) {
     const value = name === 'next' ? token : param(name);
     if (value !== undefined) query.set(name, value);
   }

@@ -1,4 +1,4 @@
-import { formatParamNames } from '../formats/index.js';
+import { formatParamNames, versionParamName } from '../formats/index.js';
 import { namedPrefix } from '../sql/named-params.js';
 import { pairName, pairValue, percentDecode, queryStart } from '../utils/query-string.js';
 
@@ -7,7 +7,7 @@ import { pairName, pairValue, percentDecode, queryStart } from '../utils/query-s
  * logged (and, in the links a format writes, echoed) as sent. Every other parameter is not, whatever its
  * name: a key can come as `key`, `%6Bey`, `KEY`, `api_key`, or under a name no one thought of.
  */
-const publicParams = new Set(['query', ...formatParamNames, 'table', 'sql', 'format', 'q', 'scraper']);
+const publicParams = new Set(['query', versionParamName, ...formatParamNames, 'table', 'sql', 'format', 'q', 'scraper']);
 
 /**
  * Whether a parameter (by decoded name) is one of those known to hold no secret: a `:named` value

@@ -1,5 +1,5 @@
 import type { TablePreview } from '../previews/table-previews.js';
-import type { DayCount, DownloadStats, Scraper } from '../store/types.js';
+import type { DataVersion, DayCount, DownloadStats, Scraper } from '../store/types.js';
 import { databaseDownloadButton, downloadsHint } from './download-buttons.js';
 import { downloadsChart } from './downloads-chart.js';
 import { html, type SafeHtml } from './html.js';
@@ -7,6 +7,7 @@ import { layout, type Visitor } from './layout.js';
 import { ownerToolsSection, type OwnerTools } from './owner-tools.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
 import { tableSection } from './table-section.js';
+import { keptVersionsSection } from './version-links.js';
 import { count, humanSize, ownerPath, plural, scraperPath, timeElement } from './text.js';
 
 export interface ScraperPageModel {
@@ -14,6 +15,8 @@ export interface ScraperPageModel {
   downloads: DownloadStats;
   perDay: DayCount[];
   previews: TablePreview[];
+  /** Its kept data versions, newest first. */
+  versions: DataVersion[];
   builder: BuilderModel;
   visitor?: Visitor;
   /** For the scraper's owner only. */
@@ -48,6 +51,7 @@ ${scraper.description ? html`<p class="lead description">${scraper.description}<
 <dl class="facts">
   <div><dt>Owner</dt><dd><a href="${ownerPath(scraper.owner.name)}">${scraper.owner.name}</a></dd></div>
   <div><dt>Data last changed</dt><dd>${timeElement(scraper.data.updatedAt)}</dd></div>
+  <div><dt>Data version</dt><dd><a href="#versions">${scraper.data.version}</a></dd></div>
   <div><dt>Size</dt><dd>${humanSize(scraper.data.sizeBytes)}</dd></div>
   <div><dt>Tables</dt><dd>${count(tables.length)}</dd></div>
 </dl>
@@ -59,6 +63,7 @@ ${databaseDownloadButton(scraper)}
 ${downloadsHint(model.visitor !== undefined)}
 ${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(scraper, t, model.previews[i]!, i))}
 </section>
+${keptVersionsSection(scraper, model.versions)}
 <section class="api" aria-labelledby="api">
 <h2 id="api">Use the API</h2>
 <p>Every call needs an API key (<a href="/signup">how to get one</a>) and counts as a download. The full reference is in the <a href="/docs">API documentation</a>. For client generators and API tools: this scraper's <a href="${scraperPath(scraper.owner.name, scraper.name)}/openapi.json">OpenAPI document</a>, with its tables' rows, and the <a href="/openapi.json">whole API's</a>.</p>

@@ -89,6 +89,7 @@ ${view.facets.map((c) => html`<input type="hidden" name="_facet" value="${c}">`)
 <label>Facet by ${columnSelect('_facet', 'Facet by column', unfaceted, '', '— add a facet —', true)}</label>
 </div>
 ${view.facetSize !== 30 ? html`<input type="hidden" name="_facet_size" value="${view.facetSize}">` : ''}
+${view.version !== undefined ? html`<input type="hidden" name="version" value="${view.version}">` : ''}
 <div class="buttons"><button type="submit">Apply</button></div>
 </form>`;
 }

@@ -8,6 +8,7 @@ import { layout, type Visitor } from './layout.js';
 import { opLabels, tableControls } from './table-controls.js';
 import { rowPath, tablePath, viewHref } from './table-paths.js';
 import { count, ownerPath, plural, scraperPath, tableRows } from './text.js';
+import { versionLine } from './version-links.js';
 import { firstPage, plainView, sortedBy, withoutFilter, withoutSearch } from './view-links.js';
 
 /** Operators whose value is not shown: it is not used. */
@@ -128,6 +129,7 @@ ${page.next ? html`<link rel="next" href="${href({ ...view, next: page.next })}"
 <p class="lead description">${page.description}${
       page.countTruncated ? html` <a class="count-all" href="${href({ ...firstPage(view), countAll: true })}">Count all</a>` : ''
     }</p>
+${versionLine(scraper, table, view)}
 ${tableDownloadButtons(scraper, table, view, 'Download what you see:')}
 ${downloadsHint(model.visitor !== undefined)}
 <p class="twins">For programs, this view as <a href="${json}">JSON</a> or <a href="${csv}">CSV</a>: API calls, with <a href="/docs#keys">a key</a>, counted as downloads (<a href="/docs#table-views">how</a>).</p>

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors } from '../../errors.js';
-import { findFormat, scriptCallback } from '../../formats/index.js';
+import { findFormat, scriptCallback, versionParamName } from '../../formats/index.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { RequestLimits } from '../../limits/request-size.js';
 import type { QueryPool } from '../../pool/pool.js';
@@ -59,9 +59,14 @@ export function dataRoutes(
   }
 
   /** Steps 2–6 (api-call.ts); none once refused, the refusal answered to the call's JSONP callback if it named one. */
-  async function admit(request: FastifyRequest<DataRoute>, reply: FastifyReply, key: string | undefined, callback: string | undefined) {
+  async function admit(
+    request: FastifyRequest<DataRoute>,
+    reply: FastifyReply,
+    param: (name: string) => string | undefined,
+    callback: string | undefined,
+  ) {
     try {
-      return await admitApiCall(request, reply, key, deps);
+      return await admitApiCall(request, reply, { key: param('key'), version: param(versionParamName) }, deps);
     } catch (err) {
       sendError(reply, err, callback);
       return undefined;
@@ -78,7 +83,7 @@ export function dataRoutes(
     const param = (name: string) => singleParam(query[name]);
     // A JSONP call's errors go to its callback from here on.
     const callback = scriptCallback(format, param);
-    const call = await admit(request, reply, param('key'), callback);
+    const call = await admit(request, reply, param, callback);
     if (!call) return;
     const sql = format?.kind === 'file' ? null : (param('query') ?? null);
     await answerDataCall(request, reply, { call, format, formatName, param, given: query, callback, sql, recordedQuery: sql, startedAt });

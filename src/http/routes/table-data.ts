@@ -102,7 +102,9 @@ export function tableDataRoutes(
     const { owner, scraper: scraperName, rowid } = request.params;
     let call: ApiCall;
     try {
-      call = await admitApiCall(request, reply, paramPairs(request.url).find(([name]) => name === 'key')?.[1], deps);
+      const pairs = paramPairs(request.url);
+      const param = (name: string) => pairs.find(([given]) => given === name)?.[1];
+      call = await admitApiCall(request, reply, { key: param('key'), version: param('version') }, deps);
     } catch (err) {
       answerError(reply, asSiphonError(err, reply));
       return;

@@ -21,6 +21,7 @@ import { paramPairs } from '../../utils/query-string.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
+import { currentDataHref, pinVersion } from '../pinned-version.js';
 import { findScraperFor } from './params.js';
 import { rowIdPattern } from '../table-twins.js';
 
@@ -93,6 +94,19 @@ export function tablePageRoutes(
     refuse(reply, error, visitor, 'This view cannot be shown', more);
   }
 
+  /** The scraper at the data version the address names (`version=`), or a 400 page, or a 410 page linking to the current data. */
+  async function pinnedVersion(request: FastifyRequest, reply: FastifyReply, visitor: Visitor | undefined, scraper: Scraper) {
+    const version = paramPairs(request.url).find(([name]) => name === 'version')?.[1];
+    try {
+      return await pinVersion(store, scraper, version, request.url);
+    } catch (err) {
+      const more = html`<p><a href="${currentDataHref(request.url)}">The same page with the current data</a></p>`;
+      const error = asSiphonError(err, reply);
+      refuse(reply, error, visitor, error.status === 410 ? 'This version of the data is not kept' : 'No such version', more);
+      return undefined;
+    }
+  }
+
   /** The scraper and table of a page's path, or a 404 page (also for a private scraper of someone else). */
   async function findTable(
     request: FastifyRequest<TableRoute>,
@@ -100,11 +114,13 @@ export function tablePageRoutes(
     visitor: Visitor | undefined,
   ): Promise<{ scraper: Scraper; table: TableInfo } | undefined> {
     const { owner, scraper: name } = request.params;
-    const scraper = await findScraperFor(store, signedIn(request)?.id, owner, name).catch(() => undefined);
-    if (!scraper) {
+    const found = await findScraperFor(store, signedIn(request)?.id, owner, name).catch(() => undefined);
+    if (!found) {
       sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
       return undefined;
     }
+    const scraper = await pinnedVersion(request, reply, visitor, found);
+    if (!scraper) return undefined;
     const tableName = tableNameOf(request.params.table);
     const table = scraper.data.tables.find((t) => t.name === tableName);
     if (!table) {
