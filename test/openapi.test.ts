@@ -99,7 +99,7 @@ describe("the service's document and its routes", () => {
     const get = doc.paths['/{owner}/{scraper}/data.{format}']!.get as { parameters: { name: string; description: string }[] };
     assert.deepEqual(
       get.parameters.map((p) => p.name),
-      ['query', 'dl', 'page_size', 'next', 'callback', 'excel', ':named'],
+      ['query', 'version', 'dl', 'page_size', 'next', 'callback', 'excel', ':named'],
     );
     for (const p of get.parameters) assert.ok(p.description.length > 20, p.name);
   });

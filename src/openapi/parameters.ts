@@ -1,6 +1,6 @@
 import { defaultFacetSize, defaultPageSize, maxFacetSize, maxPageSize as maxViewSize, reservedNames } from '../browse/view-bounds.js';
 import type { Config } from '../config.js';
-import { formatParamNames } from '../formats/index.js';
+import { formatParamNames, versionParamName } from '../formats/index.js';
 import { maxQueryPageRows } from '../limits/query-page.js';
 import { maxNamedValues, namedPrefix } from '../sql/named-params.js';
 import type { JsonSchema } from './column-schema.js';
@@ -15,10 +15,12 @@ import { describedIn, referenceTable, type ReferenceTable } from './reference-ta
 export type Parameter = Record<string, unknown>;
 
 const flag: JsonSchema = { type: 'string', enum: ['0', '1'] };
+/** A kept data version's id, as src/scrapers/version-id.ts reads it. */
+const versionSchema: JsonSchema = { type: 'string', pattern: '^[1-9][0-9]{0,8}$' };
 
-/** The data API's parameters besides the key (a security scheme): `query`, then the formats'. */
+/** The data API's parameters besides the key (a security scheme): `query`, `version`, then the formats'. */
 export function dataParamNames(): string[] {
-  return ['query', ...formatParamNames];
+  return ['query', versionParamName, ...formatParamNames];
 }
 
 function dataParamSchema(name: string, config: Config): JsonSchema {
@@ -27,6 +29,8 @@ function dataParamSchema(name: string, config: Config): JsonSchema {
       return { type: 'string', minLength: 1, maxLength: config.maxQueryChars };
     case 'page_size':
       return { type: 'integer', minimum: 1, maximum: maxQueryPageRows };
+    case versionParamName:
+      return versionSchema;
     case 'callback':
       return { type: 'string', maxLength: 128, pattern: '^[A-Za-z_$][\\w$]*(?:\\.[A-Za-z_$][\\w$]*)*$' };
     case 'dl':
@@ -94,6 +98,7 @@ function viewParamSchema(name: string): JsonSchema {
   if (name === '_facet_size')
     return { oneOf: [{ type: 'integer', minimum: 1, maximum: maxFacetSize, default: defaultFacetSize }, { const: 'max' }] };
   if (name === '_count') return { const: 'all' };
+  if (name === versionParamName) return versionSchema;
   return { type: 'string' };
 }
 
