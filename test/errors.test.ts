@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { makeDb } from './helpers/fixture-db.js';
+import { rawExchange } from './helpers/raw-http.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { assertRefused } from './helpers/siphon-answers.js';
 
 let server: TestServer;
 let key: string;
@@ -97,4 +99,32 @@ test('no key appears in the logs, not even of refused or failed calls', async ()
   assert.match(logs, /alice\/public\/data\.json/, 'requests are logged');
   assert.match(logs, /\[redacted\]/);
   for (const secret of [key, otherKey, key.slice(4)]) assert.ok(!logs.includes(secret), 'a key was logged');
+});
+
+// Over the wire as sent (the rest of what Node's parser refuses: http-refusals.test.ts, with no query process).
+test('a malformed request behind a query on the same connection is answered after it', async () => {
+  const exchange = await rawExchange(
+    Number(new URL(server.base).port),
+    `GET /alice/public/data.json?key=${key}&query=select+7+as+n HTTP/1.1\r\nHost: x\r\n\r\nGET /he lthz HTTP/1.1\r\nHost: x\r\n\r\n`,
+    { responses: 2 },
+  );
+  assert.equal(exchange.responses.length, 2, exchange.received.toString());
+  assert.deepEqual(JSON.parse(exchange.responses[0]!.body.toString()), [{ n: 7 }]);
+  const second = exchange.responses[1]!;
+  assertRefused(
+    { status: second.status, headers: second.headers, body: second.body.toString('utf8') },
+    400,
+    'SIPHON_ERR_MALFORMED_REQUEST',
+    'second',
+  );
+});
+
+test('a query sent with Expect: 100-continue is answered after the interim 100', async () => {
+  const body = `key=${key}&query=select+1`;
+  const exchange = await rawExchange(
+    Number(new URL(server.base).port),
+    `POST /alice/public/data.json HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+  );
+  assert.equal(exchange.responses.length, 1, exchange.received.toString('latin1'));
+  assert.equal(exchange.responses[0]!.status, 200, exchange.responses[0]!.body.toString());
 });

@@ -110,7 +110,7 @@ export async function addBigScraper(server: TestServer, fullName: string): Promi
 }
 
 /** Registers `fullName` (its owner must exist) with a table `n` of one row. */
-export async function addTinyScraper(server: TestServer, fullName: string): Promise<void> {
+export async function addTinyScraper(server: Pick<TestServer, 'dataDir' | 'catalog'>, fullName: string): Promise<void> {
   const db = makeDb(server.dataDir, `${fullName.replace('/', '-')}.sqlite`, 'create table n (x integer); insert into n values (1);');
   await server.catalog.addScraper(fullName, db, { isPrivate: false, description: '' });
 }
