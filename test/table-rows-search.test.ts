@@ -2,18 +2,21 @@
  * Through HTTP, what the browsing engine does and the other page tests do not show: `_search` on a
  * table with a full-text index (the page and its JSON twin, compared with the same match run in
  * SQLite), text longer than 1,000 characters cut on the table page but whole on the row page and in
- * the twins, and the row page and its twin: found, not found, and hostile rowids. Real server.
+ * the twins, the row page and its twin: found, not found, and hostile rowids; and a filter value,
+ * whatever it holds, is data (the rows SQLite gives for the same value bound). Real server.
  */
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { after, before, test } from 'node:test';
 import { tablePath } from '../src/views/table-paths.js';
-import { makeDb } from './helpers/fixture-db.js';
+import { makeDb, placesSql } from './helpers/fixture-db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 
 let server: TestServer;
 let key: string;
 let file: string;
+/** A table of hostile values: a filter on it must give the rows SQLite gives for the value bound. */
+let placesFile: string;
 
 /** Characters (code points), not UTF-16 units: an emoji counts as one, as SQLite counts it. */
 const long = (chars: number) => [...'ab😀'.repeat(Math.ceil(chars / 3))].slice(0, chars).join('');
@@ -41,10 +44,13 @@ before(async () => {
      insert into big select printf('%.*c', 1048576, char(64 + x)) from (select 1 as x union all select 1 union all select 2 union all select 3);`,
   );
   await server.catalog.addScraper('alice/notices', file, { isPrivate: false, description: '' });
+  placesFile = makeDb(server.dataDir, 'places.sqlite', placesSql);
+  await server.catalog.addScraper('alice/places', placesFile, { isPrivate: false, description: '' });
 });
 after(() => server.close());
 
 const notices = tablePath('alice', 'notices', 'notices');
+const places = tablePath('alice', 'places', 'places');
 
 async function get(path: string, withKey = false) {
   const res = await fetch(`${server.base}${path}`, { headers: withKey ? { 'x-api-key': key } : {}, redirect: 'manual' });
@@ -227,4 +233,37 @@ test("a missing row, and any rowid not an SQLite integer's one spelling, is a 40
   const db = new Database(file, { readonly: true });
   assert.equal(db.prepare('select count(*) from notices').pluck().get(), 7);
   db.close();
+});
+
+test('a filter value is always data: the rows are those SQLite gives for the same value bound', async () => {
+  const db = new Database(placesFile, { readonly: true });
+  after(() => db.close());
+  const cases: [string, string, string, unknown[]][] = [
+    ['suburb', "' or 1=1 --", 'suburb = ?', ["' or 1=1 --"]],
+    ['suburb', "Katoomba' --", 'suburb = ?', ["Katoomba' --"]],
+    ['suburb', '*', 'suburb = ?', ['*']],
+    ['suburb__contains', '%', "instr(suburb, '%') > 0", []],
+    ['suburb__contains', "'", "instr(suburb, '''') > 0", []],
+    ['suburb__startswith', '_', "substr(suburb, 1, 1) = '_'", []],
+    ['suburb__like', "%' or '1'='1", 'suburb like ?', ["%' or '1'='1"]],
+    ['suburb__glob', '*', 'suburb glob ?', ['*']],
+    ['suburb__in', "O'Brien,1) or (1=1", 'suburb in (?, ?)', ["O'Brien", '1) or (1=1']],
+    ['cost__gt', '1 or 1=1', 'cost > ?', ['1 or 1=1']],
+    ['lodged__not', "'); drop table places; --", 'lodged != ?', ["'); drop table places; --"]],
+  ];
+  for (const [name, value, where, params] of cases) {
+    const expected = db
+      .prepare(`select cost from places where ${where} order by rowid`)
+      .pluck()
+      .all(...params);
+    const res = await get(`${places}.json?${encodeURIComponent(name)}=${encodeURIComponent(value)}&_col=cost`, true);
+    assert.equal(res.status, 200, `${name}=${value}: ${res.text}`);
+    const body = JSON.parse(res.text) as { rows: { cost: number }[] };
+    assert.deepEqual(
+      body.rows.map((r) => r.cost),
+      expected,
+      `${name}=${value}`,
+    );
+  }
+  assert.equal(db.prepare('select count(*) from places').pluck().get(), 7);
 });

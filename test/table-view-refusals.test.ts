@@ -1,29 +1,21 @@
 /**
  * Through HTTP: a hostile `_sort`, filter column, operator or value form is a 400 in Siphon's shape
- * on the table page and on its twins, never SQL; and a filter value, whatever it holds, is data (the
- * rows SQLite gives for the same value bound). Real server, real data file.
+ * on the table page and on its twins, never SQL: refused before any query runs, so the service in
+ * this process answers (that a filter value, whatever it holds, is data: table-rows-search.test.ts).
  */
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import { after, before, test } from 'node:test';
 import { tablePath } from '../src/views/table-paths.js';
-import { makeDb } from './helpers/fixture-db.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { makeDb, placesSql } from './helpers/fixture-db.js';
+import { startApp, type ListeningApp } from './helpers/app.js';
 
-let server: TestServer;
+let server: ListeningApp;
 let key: string;
-let file: string;
 
 before(async () => {
-  server = await startServer();
+  server = await startApp();
   ({ key } = await server.catalog.addUser('alice'));
-  file = makeDb(
-    server.dataDir,
-    'places.sqlite',
-    `create table places (suburb text, cost integer, lodged text);
-     insert into places values ('Katoomba', 10, '2026-01-02'), ('Leura', 20, '2026-02-03'), (null, 30, null),
-       ('O''Brien', 40, '2026-03-04'), ('50%_off', 50, '2026-04-05'), ('Katoomba'' --', 60, '2026-05-06'), ('*', 70, '');`,
-  );
+  const file = makeDb(server.dataDir, 'places.sqlite', placesSql);
   await server.catalog.addScraper('alice/places', file, { isPrivate: false, description: '' });
 });
 after(() => server.close());
@@ -74,37 +66,4 @@ test("a hostile _sort, filter column or operator, or a value of the wrong form, 
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/, pair);
     assert.ok(!page.text.includes('<script>alert'), pair);
   }
-});
-
-test('a filter value is always data: the rows are those SQLite gives for the same value bound', async () => {
-  const db = new Database(file, { readonly: true });
-  after(() => db.close());
-  const cases: [string, string, string, unknown[]][] = [
-    ['suburb', "' or 1=1 --", 'suburb = ?', ["' or 1=1 --"]],
-    ['suburb', "Katoomba' --", 'suburb = ?', ["Katoomba' --"]],
-    ['suburb', '*', 'suburb = ?', ['*']],
-    ['suburb__contains', '%', "instr(suburb, '%') > 0", []],
-    ['suburb__contains', "'", "instr(suburb, '''') > 0", []],
-    ['suburb__startswith', '_', "substr(suburb, 1, 1) = '_'", []],
-    ['suburb__like', "%' or '1'='1", 'suburb like ?', ["%' or '1'='1"]],
-    ['suburb__glob', '*', 'suburb glob ?', ['*']],
-    ['suburb__in', "O'Brien,1) or (1=1", 'suburb in (?, ?)', ["O'Brien", '1) or (1=1']],
-    ['cost__gt', '1 or 1=1', 'cost > ?', ['1 or 1=1']],
-    ['lodged__not', "'); drop table places; --", 'lodged != ?', ["'); drop table places; --"]],
-  ];
-  for (const [name, value, where, params] of cases) {
-    const expected = db
-      .prepare(`select cost from places where ${where} order by rowid`)
-      .pluck()
-      .all(...params);
-    const res = await get(`${places}.json?${encodeURIComponent(name)}=${encodeURIComponent(value)}&_col=cost`, true);
-    assert.equal(res.status, 200, `${name}=${value}: ${res.text}`);
-    const body = JSON.parse(res.text) as { rows: { cost: number }[] };
-    assert.deepEqual(
-      body.rows.map((r) => r.cost),
-      expected,
-      `${name}=${value}`,
-    );
-  }
-  assert.equal(db.prepare('select count(*) from places').pluck().get(), 7);
 });

@@ -36,3 +36,8 @@ export function makeDb(dir: string, name: string, sql: string): string {
 export function sha256File(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
+
+/** A table `places` whose values look like SQL, quotes, wildcards and markup: what view parameters are tried on. */
+export const placesSql = `create table places (suburb text, cost integer, lodged text);
+  insert into places values ('Katoomba', 10, '2026-01-02'), ('Leura', 20, '2026-02-03'), (null, 30, null),
+    ('O''Brien', 40, '2026-03-04'), ('50%_off', 50, '2026-04-05'), ('Katoomba'' --', 60, '2026-05-06'), ('*', 70, '');`;
