@@ -381,6 +381,34 @@ describe("an owner's forms", () => {
     assert.equal(await version(), 1);
   });
 
+  test("the keep form sets how many versions the scraper keeps, within the operator's bounds; empty fields go back to the default", async () => {
+    const page = async () => (await alice.get('/alice/things')).text();
+    assert.match(await page(), /Now: the last 5 \(the default\)/);
+    const kept = await alice.post('/alice/things/keep', { _csrf: await alice.token('/alice/things'), versions: '3', days: '30' });
+    assert.equal(kept.status, 303);
+    assert.deepEqual((await server.store.findScraper('alice', 'things'))!.keep, { versions: 3, days: 30 });
+    assert.match(await page(), /Now: the last 3, none older than 30 days\./);
+    for (const [versions, days] of [
+      ['21', ''],
+      ['0', ''],
+      ['x', ''],
+      ['', '3651'],
+    ]) {
+      const refused = await alice.post('/alice/things/keep', {
+        _csrf: await alice.token('/alice/things'),
+        versions: versions!,
+        days: days!,
+      });
+      assert.equal(refused.status, 400, `${versions} ${days}`);
+      assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_KEEP_INVALID');
+    }
+    const back = await alice.post('/alice/things/keep', { _csrf: await alice.token('/alice/things'), versions: '', days: '' });
+    assert.equal(back.status, 303);
+    assert.deepEqual((await server.store.findScraper('alice', 'things'))!.keep, { versions: null, days: null });
+    const noToken = await alice.post('/alice/things/keep', { versions: '2' });
+    assert.equal(noToken.status, 403);
+  });
+
   test("another account's forms for the scraper answer 404, as for one that does not exist; a description is bounded", async () => {
     await accountWithPassword(server, 'bob');
     const bob = new WebClient(server.base);

@@ -1,5 +1,5 @@
 import { maxDescriptionChars } from '../limits/web-forms.js';
-import type { Scraper } from '../store/types.js';
+import type { Retention, Scraper } from '../store/types.js';
 import { csrfField } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { humanSize, scraperPath } from './text.js';
@@ -7,6 +7,24 @@ import { humanSize, scraperPath } from './text.js';
 export interface OwnerTools {
   csrfToken: string;
   maxPublishBytes: number;
+  /** What the scraper keeps now, and the most versions the operator lets it keep. */
+  keep: Retention;
+  maxKeepVersions: number;
+}
+
+/** The form that chooses how many data versions the scraper keeps (as `scraper keep`); an empty field is the operator's default. */
+function keepForm(scraper: Scraper, tools: OwnerTools, path: string): SafeHtml {
+  const { keep } = tools;
+  return html`<h3>Kept versions</h3>
+<form method="post" action="${path}/keep" class="scraper-keep">
+${csrfField(tools.csrfToken)}
+<p class="hint">Links that name a version keep showing its data while it is kept. Now: the last ${keep.versions}${keep.days > 0 ? html`, none older than ${keep.days} days` : ''}${scraper.keep.versions === null && scraper.keep.days === null ? ' (the default)' : ''}. Leave a field empty for the default.</p>
+<div class="field-row">
+<label>Versions <input name="versions" type="number" min="1" max="${tools.maxKeepVersions}" value="${scraper.keep.versions ?? ''}"></label>
+<label>Days (0: no age limit) <input name="days" type="number" min="0" max="3650" value="${scraper.keep.days ?? ''}"></label>
+</div>
+<p><button type="submit">Keep</button></p>
+</form>`;
 }
 
 /**
@@ -39,5 +57,6 @@ ${csrfField(tools.csrfToken)}
 <input id="publish-file" name="db" type="file" required accept=".sqlite,.sqlite3,.db,application/vnd.sqlite3"></div>
 <p><button type="submit">Publish</button></p>
 </form>
+${keepForm(scraper, tools, path)}
 </section>`;
 }

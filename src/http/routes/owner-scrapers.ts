@@ -84,6 +84,26 @@ export function ownerScraperRoutes(
     }
   });
 
+  /** A count from the keep form: empty is the default (null); anything not a whole number is refused as out of bounds. */
+  const keepField = (value: string | undefined): number | null | undefined =>
+    value === undefined ? undefined : value.trim() === '' ? null : /^\d{1,9}$/.test(value.trim()) ? Number(value) : Number.NaN;
+
+  app.post<ScraperRoute>('/:owner/:scraper/keep', { preHandler: app.csrfProtection }, async (request, reply) => {
+    try {
+      const scraper = await ownScraper(store, request);
+      const form = (request.body ?? {}) as Record<string, string | undefined>;
+      const choice = { versions: keepField(form.versions), days: keepField(form.days) };
+      const updated = await catalog.keepVersions(`${scraper.owner.name}/${scraper.name}`, choice);
+      request.log.info(
+        { scraper: `${updated.owner.name}/${updated.name}`, keep: catalog.retentionOf(updated) },
+        'retention changed on the web',
+      );
+      return reply.redirect(`${scraperPath(updated.owner.name, updated.name)}#owner-tools`, 303);
+    } catch (err) {
+      await refused(request, reply, 'Not saved', err);
+    }
+  });
+
   /** Reads the form's first part, which must be its token, so the CSRF check can run before the file is read. */
   async function readToken(request: FastifyRequest<ScraperRoute>): Promise<void> {
     if (!request.isMultipart()) return;

@@ -17,6 +17,7 @@ import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
+import { retentionOf } from '../../scrapers/retention.js';
 import { findScraperFor, singleParam } from './params.js';
 
 type Query = Record<string, string | string[] | undefined>;
@@ -108,7 +109,14 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     if (!scraper)
       return sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
     const ownerTools =
-      account?.id === scraper.owner.id ? { csrfToken: visitor!.csrfToken, maxPublishBytes: config.maxPublishBytes } : undefined;
+      account?.id === scraper.owner.id
+        ? {
+            csrfToken: visitor!.csrfToken,
+            maxPublishBytes: config.maxPublishBytes,
+            keep: retentionOf(scraper, config),
+            maxKeepVersions: config.maxKeepVersions,
+          }
+        : undefined;
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
     const client = whileClientWaits(reply);
     try {
