@@ -326,3 +326,38 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
     db.close();
   }
 });
+
+test("scraper keep sets a scraper's retention within the operator's bounds, read from the environment as serve reads them; publish retires what it no longer keeps", async () => {
+  const dir = tempDir();
+  await addUser(dir, 'erin');
+  await runCliOk(['scraper', 'add', 'erin/kept', '--db', small], { dataDir: dir });
+  assert.equal(await runCliOk(['scraper', 'keep', 'erin/kept'], { dataDir: dir }), 'erin/kept keeps 5 versions (the default)\n');
+  assert.equal(
+    await runCliOk(['scraper', 'keep', 'erin/kept', '--versions', '2', '--days', '30'], { dataDir: dir }),
+    'erin/kept keeps 2 versions, none older than 30 days\n',
+  );
+  assertRefused(await runCli(['scraper', 'keep', 'erin/kept', '--versions', '21'], { dataDir: dir }), /Keep from 1 to 20 versions/);
+  assertRefused(
+    await runCli(['scraper', 'keep', 'erin/kept', '--versions', '21'], { dataDir: dir, env: { SIPHON_MAX_KEEP_VERSIONS: '10' } }),
+    /Keep from 1 to 10 versions/,
+  );
+  assertRefused(
+    await runCli(['scraper', 'keep', 'erin/kept', '--days', 'soon'], { dataDir: dir }),
+    /--days must be a whole number or default/,
+  );
+  for (let i = 0; i < 2; i++) await runCliOk(['scraper', 'publish', 'erin/kept', '--db', small], { dataDir: dir });
+  const store = openSqliteStore(path.join(dir, 'siphon.db'));
+  try {
+    const { id } = (await store.findScraper('erin', 'kept'))!;
+    assert.deepEqual(
+      (await store.listVersions(id)).map((v) => v.version),
+      [3, 2],
+    );
+  } finally {
+    await store.close();
+  }
+  assert.equal(
+    await runCliOk(['scraper', 'keep', 'erin/kept', '--versions', 'default', '--days', 'default'], { dataDir: dir }),
+    'erin/kept keeps 5 versions (the default)\n',
+  );
+});

@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { hashPassword } from '../src/accounts/passwords.js';
 import { dataUrl, startServer, type TestServer } from './helpers/server.js';
+import { WebClient } from './helpers/web-client.js';
 import { putBody, versionDb } from './helpers/upload.js';
 
 let server: TestServer;
@@ -79,6 +81,17 @@ test('a pinned link reads its version after two publishes, in every format and o
   assert.match(html, /href="[^"]*version=1[^"]*"/);
   assert.equal((await fetch(`${server.base}/alice/plants/tables/t/150?version=1`)).status, 404, 'version 1 has 100 rows');
   assert.equal((await fetch(`${server.base}/alice/plants/tables/t/150?version=2`)).status, 200);
+
+  // "Download what you see" on the pinned page downloads the version it shows.
+  const alice = (await server.store.findAccount('alice'))!;
+  await server.store.setPasswordHash(alice.id, await hashPassword('a long password'));
+  const client = new WebClient(server.base);
+  await client.logIn('alice', 'a long password');
+  const csvHref = /<a class="button-link" rel="nofollow" href="([^"]+)"[^>]*>CSV<\/a>/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+  assert.ok(csvHref?.includes('version=1'), csvHref);
+  const download = await client.get(csvHref!);
+  assert.equal(download.status, 200);
+  assert.equal(await download.text(), `v\n${'1\n'.repeat(100)}`);
 });
 
 test('the scraper page lists the kept versions, each table linking to its pinned view; a table page copies a pinned link', async () => {

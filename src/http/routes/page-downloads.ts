@@ -4,7 +4,7 @@ import { exportStatement, parseView } from '../../browse/index.js';
 import type { Config } from '../../config.js';
 import type { DownloadRecorder } from '../../downloads/recorder.js';
 import { errors } from '../../errors.js';
-import { findFormat } from '../../formats/index.js';
+import { findFormat, versionParamName } from '../../formats/index.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { Catalog } from '../../scrapers/catalog.js';
@@ -67,11 +67,12 @@ export function pageDownloadRoutes(
       if (!ownSite(request)) throw errors.downloadCrossSite();
       if (segment !== undefined && formatName !== 'csv' && formatName !== 'json') throw errors.formatUnknown(['csv', 'json']);
       const key = await pagesKey(store, catalog, account);
-      const call = await admitKey(request, reply, key, deps);
+      const pairs = paramPairs(request.url);
+      // A pinned view's download is of the version it shows.
+      const call = await admitKey(request, reply, key, deps, pairs.find(([name]) => name === versionParamName)?.[1]);
       // Nothing here is for other sites' scripts: the API's CORS headers are taken back.
       for (const name of Object.keys(corsHeaders)) void reply.removeHeader(name);
       call.cors = {};
-      const pairs = paramPairs(request.url);
       const excel = pairs.find(([name]) => name === 'excel')?.[1];
       const param = (name: string) => (name === 'dl' ? '1' : name === 'excel' ? excel : undefined);
       ask = { call, format, formatName, param, given: {}, callback: undefined, sql: null, recordedQuery: here ?? null, startedAt };
