@@ -253,6 +253,46 @@ for (const engine of engines) {
       assert.equal(await store.retireVersions(scraper.id, { versions: 1, days: 0 }, day(30)), 0);
     });
 
+    test('saved queries: saved by name in a scraper, replaced under the same name, listed (private ones when asked), bounded, removed', async () => {
+      const { store, dataDir } = await engine.fresh();
+      const { scraper } = await scraperAndDownloader(store, dataDir, 'alice');
+      const query = (name: string, isPrivate = false) => ({
+        name,
+        title: `Title of ${name}`,
+        description: 'what it shows',
+        sql: 'select * from t where x = :x',
+        isPrivate,
+      });
+      const saved = await store.saveQuery(scraper.id, query('by-x'), 3);
+      assert.ok(saved);
+      assert.deepEqual({ ...saved, updatedAt: '' }, { ...query('by-x'), scraperId: scraper.id, updatedAt: '' });
+      assert.match(saved.updatedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.deepEqual(await store.findQuery(scraper.id, 'by-x'), saved);
+      assert.equal(await store.findQuery(scraper.id, 'BY-X'), undefined, 'names are compared as written');
+      assert.ok(await store.saveQuery(scraper.id, query('hidden', true), 3));
+      assert.ok(await store.saveQuery(scraper.id, query('all'), 3));
+      // At the bound: a fourth name is refused, while saving one of the three again replaces it.
+      assert.equal(await store.saveQuery(scraper.id, query('fourth'), 3), undefined);
+      const replaced = await store.saveQuery(scraper.id, { ...query('by-x'), title: 'New title', sql: 'select 1' }, 3);
+      assert.equal(replaced?.title, 'New title');
+      assert.equal((await store.findQuery(scraper.id, 'by-x'))?.sql, 'select 1');
+      assert.deepEqual(
+        (await store.listQueries(scraper.id, false)).map((q) => q.name),
+        ['all', 'by-x'],
+      );
+      assert.deepEqual(
+        (await store.listQueries(scraper.id, true)).map((q) => [q.name, q.isPrivate]),
+        [
+          ['all', false],
+          ['by-x', false],
+          ['hidden', true],
+        ],
+      );
+      assert.equal(await store.removeQuery(scraper.id, 'all'), true);
+      assert.equal(await store.removeQuery(scraper.id, 'all'), false);
+      assert.ok(await store.saveQuery(scraper.id, query('fourth'), 3), 'room again');
+    });
+
     test('lists: public ones by downloads, owner and search (A–Z folded, wildcards literal), private ones when asked', async () => {
       const { store, dataDir } = await engine.fresh();
       const alice = (await store.createAccount('alice'))!;
@@ -382,7 +422,7 @@ test("SQLite: a store from before data versions were kept has each scraper's cur
   await store.replaceData(added.id, version(dataDir, '2-bb.sqlite'));
   await store.close();
   const db = new Database(file);
-  db.exec(dropKeptVersions);
+  db.exec(`${dropKeptVersions} drop table saved_queries;`);
   db.pragma('user_version = 6');
   db.close();
   const reopened = openSqliteStore(file);
@@ -402,7 +442,7 @@ test('SQLite: data files stored absolute by an older version become relative, so
   assert.equal(db.prepare('select data_file from scrapers').pluck().get(), path.join('scrapers', 'alice', 'plants', '1-aa.sqlite'));
   // As the version before relative paths left it.
   db.prepare('update scrapers set data_file = ?').run(version(dataDir).file);
-  db.exec('drop table download_spools');
+  db.exec('drop table download_spools; drop table saved_queries');
   db.exec(dropKeptVersions);
   db.pragma('user_version = 4');
   db.close();
@@ -417,4 +457,27 @@ test('SQLite: data files stored absolute by an older version become relative, so
   const reopened = openSqliteStore(path.join(moved, 'siphon.db'));
   assert.equal((await reopened.findScraper('alice', 'plants'))?.data.file, path.join(moved, 'scrapers', 'alice', 'plants', '1-aa.sqlite'));
   await reopened.close();
+});
+
+test('SQLite: a file from before saved queries is upgraded in place, its scrapers kept, and can save them', async () => {
+  const dataDir = tempDir();
+  const file = path.join(dataDir, 'siphon.db');
+  const store = openSqliteStore(file);
+  const alice = (await store.createAccount('alice'))!;
+  await store.addScraper({ ownerId: alice.id, name: 'plants', description: 'kept', isPrivate: false, data: version(dataDir) });
+  await store.close();
+  const db = new Database(file);
+  const latest = db.pragma('user_version', { simple: true }) as number;
+  // As the version before saved queries left it.
+  db.exec('drop table saved_queries');
+  db.pragma('user_version = 7');
+  db.close();
+  const upgraded = keep(openSqliteStore(file));
+  const plants = (await upgraded.findScraper('alice', 'plants'))!;
+  assert.equal(plants.description, 'kept');
+  const saved = await upgraded.saveQuery(plants.id, { name: 'q', title: 'Q', description: '', sql: 'select 1', isPrivate: false }, 10);
+  assert.equal(saved?.name, 'q');
+  const check = new Database(file, { readonly: true });
+  assert.equal(check.pragma('user_version', { simple: true }), latest);
+  check.close();
 });

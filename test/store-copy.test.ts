@@ -139,6 +139,7 @@ describe('store copy from SQLite into PostgreSQL', { skip }, () => {
         download_days: sqliteCount('download_days'),
         download_account_days: sqliteCount('download_account_days'),
         download_spools: 0,
+        saved_queries: sqliteCount('saved_queries'),
       });
     } finally {
       meta.close();

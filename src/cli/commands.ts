@@ -7,6 +7,7 @@ import { UsageError } from './args.js';
 import { completionScript, completionShells, type CompletionShell } from './completion.js';
 import { remoteCommands, remoteFlags } from './remote-commands.js';
 import { accountCommands } from './account-commands.js';
+import { savedQueryCommands } from './saved-query-commands.js';
 import { scraperCommands } from './scraper-commands.js';
 import type { CliIo } from './io.js';
 
@@ -25,7 +26,12 @@ export const commandFlags = {
   db: { type: 'string', metavar: 'FILE', doc: 'the SQLite database file to copy in' },
   private: { type: 'boolean', doc: 'served to nobody and listed nowhere: a private scraper is answered as one that does not exist' },
   public: { type: 'boolean', doc: 'served to every key and listed on the pages' },
-  description: { type: 'string', metavar: 'TEXT', doc: "the scraper's description, shown on its page and in its feeds" },
+  description: {
+    type: 'string',
+    metavar: 'TEXT',
+    doc: "the scraper's description, shown on its page and in its feeds (query save: the saved query's, on its page)",
+  },
+  title: { type: 'string', metavar: 'TEXT', doc: "the saved query's title, shown on its page and the scraper page (default: its name)" },
   before: { type: 'string', metavar: 'DATE', doc: 'a day, YYYY-MM-DD: the downloads recorded before it began (UTC) are deleted' },
   to: {
     type: 'string',
@@ -123,6 +129,7 @@ export const commands: readonly Command[] = [
     },
   },
   ...remoteCommands,
+  ...savedQueryCommands,
   {
     name: 'completion',
     args: ['SHELL'],

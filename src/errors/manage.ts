@@ -23,6 +23,26 @@ export const manageErrors = {
       400,
       `A key's label is text of at most ${maxChars} characters, without line breaks or other control characters.`,
     ),
+  savedQueryNameInvalid: (name: string) =>
+    make(
+      'SIPHON_ERR_SAVED_QUERY_NAME_INVALID',
+      400,
+      `${JSON.stringify(name.slice(0, 100))} is not a valid saved query name: use lower-case letters, digits and '-', starting with a letter or digit, at most 64 characters.`,
+    ),
+  savedQueryTextInvalid: (what: string, maxChars: number) =>
+    make(
+      'SIPHON_ERR_SAVED_QUERY_TEXT_INVALID',
+      400,
+      `A saved query's ${what} is text of at most ${maxChars} characters, without control characters${what === 'title' ? ' or line breaks' : ''}.`,
+    ),
+  savedQueryParamReserved: (name: string, reserved: readonly string[]) =>
+    make(
+      'SIPHON_ERR_SAVED_QUERY_PARAM_RESERVED',
+      400,
+      `A saved query's parameters are given by name in its URLs, so none may be called :${name}: rename it (not ${reserved.join(', ')}).`,
+    ),
+  savedQueriesTooMany: (max: number) =>
+    make('SIPHON_ERR_SAVED_QUERIES_TOO_MANY', 409, `A scraper can have at most ${max} saved queries: delete one before saving another.`),
   scraperExists: (fullName: string) =>
     make('SIPHON_ERR_SCRAPER_EXISTS', 409, `Scraper ${fullName} already exists; use publish to replace its data.`),
   dataInvalid: (why: string) => make('SIPHON_ERR_DATA_INVALID', 400, why),

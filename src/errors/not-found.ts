@@ -6,6 +6,8 @@ import { make } from './siphon-error.js';
  */
 export const notFoundErrors = {
   scraperNotFound: (fullName: string) => make('SIPHON_ERR_SCRAPER_NOT_FOUND', 404, `can't find scraper ${fullName}`),
+  savedQueryNotFound: (fullName: string, name: string) =>
+    make('SIPHON_ERR_SAVED_QUERY_NOT_FOUND', 404, `Scraper ${fullName} has no saved query named ${JSON.stringify(name.slice(0, 100))}.`),
   formatUnknown: (supported: readonly string[]) =>
     make('SIPHON_ERR_FORMAT_UNKNOWN', 404, `Unknown format. Use data.<format> with one of: ${supported.join(', ')}.`),
   // The table pages and their twins (/{owner}/{scraper}/tables/…): the name is echoed, to a bound.

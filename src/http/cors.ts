@@ -25,4 +25,5 @@ export function corsPreflightRoutes(app: FastifyInstance): void {
   };
   app.options('/:owner/:scraper/data.:format', preflight);
   app.options('/:owner/:scraper/data', preflight);
+  app.options('/:owner/:scraper/queries/:name.:format', preflight);
 }

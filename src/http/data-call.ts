@@ -38,6 +38,8 @@ export interface DataAsk {
   /** When the call came (performance.now()). */
   startedAt: number;
   extras?: CallExtras;
+  /** A step before these refused the call (a saved query not found): answered, and recorded, as theirs are. */
+  refusal?: unknown;
 }
 
 /** Status recorded for a response cut short after it started: nginx's "client closed request". */
@@ -126,6 +128,7 @@ export function dataCalls(deps: { config: Config; pool: QueryPool; recorder: Dow
     const download = new PendingDownload(recorder, call, recordedFormat, ask.recordedQuery, ask.startedAt);
     let body: CodedBody | undefined;
     try {
+      if (ask.refusal !== undefined) throw ask.refusal;
       const answer = planDataAnswer(request, config, call, format, ask.param, callback, sql, ask.given, ask.extras);
       // Awaited only for a 304, as every await is a turn of the microtask queue.
       if (notModified(request, answer)) return await answerNotModified(reply, answer, download);

@@ -9,6 +9,8 @@ import type {
   KeepChoice,
   KeyListing,
   NewKey,
+  SavedQuery,
+  SavedQueryFields,
   Scraper,
   ScraperChanges,
   ScraperListing,
@@ -18,6 +20,7 @@ import { importDataFile } from './data-file.js';
 import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from '../utils/names.js';
+import { checkSavedQuery, maxSavedQueries } from './saved-queries.js';
 import { newImportTarget } from './temp-files.js';
 import { markCurrent, markRemoved } from './versions.js';
 import { checkKeepChoice, retentionOf, type RetentionSettings } from './retention.js';
@@ -191,6 +194,24 @@ export class Catalog {
     await markRemoved(scraperDir(this.dataDir, scraper.owner.name, scraper.name));
     if (!(await this.store.removeScraper(scraper.id))) throw errors.scraperNotFound(`${scraper.owner.name}/${scraper.name}`);
     return scraper;
+  }
+
+  /** Saves a query of the scraper (checked: saved-queries.ts), replacing its query of that name; 409 beyond the bound. */
+  async saveQuery(fullName: string, query: SavedQueryFields, maxQueryChars: number): Promise<SavedQuery> {
+    const scraper = await this.findScraper(fullName);
+    const saved = await this.store.saveQuery(scraper.id, checkSavedQuery(query, maxQueryChars), maxSavedQueries);
+    if (!saved) throw errors.savedQueriesTooMany(maxSavedQueries);
+    return saved;
+  }
+
+  /** Every query the scraper's owner saved, private ones included. */
+  async listQueries(fullName: string): Promise<SavedQuery[]> {
+    return this.store.listQueries((await this.findScraper(fullName)).id, true);
+  }
+
+  async removeQuery(fullName: string, name: string): Promise<void> {
+    const scraper = await this.findScraper(fullName);
+    if (!(await this.store.removeQuery(scraper.id, name))) throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, name);
   }
 
   /** Deletes the downloads recorded before `before` (ISO, UTC); the counts shown keep them. Returns how many. */

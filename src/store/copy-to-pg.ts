@@ -55,6 +55,10 @@ const tables: readonly TableCopy[] = [
              from data_versions order by scraper_id, version`,
     json: ['tables'],
   },
+  {
+    table: 'saved_queries',
+    select: 'select scraper_id, name, title, description, sql, private, updated_at from saved_queries order by scraper_id, name',
+  },
   // Only those not yet expired (ISO texts, compared as texts: strftime writes toISOString's form).
   {
     table: 'sessions',

@@ -171,6 +171,24 @@ export interface AccountListing {
   scrapers: number;
 }
 
+/**
+ * A query a scraper's owner saved: its `name` (a slug, unique in the scraper) names its page and data
+ * URLs (`/<owner>/<scraper>/queries/<name>`), its SQL may use `:named` parameters, and a private one
+ * is shown to its owner only.
+ */
+export interface SavedQuery {
+  scraperId: number;
+  name: string;
+  title: string;
+  description: string;
+  sql: string;
+  isPrivate: boolean;
+  /** When it was last saved, an ISO timestamp in UTC. */
+  updatedAt: string;
+}
+
+export type SavedQueryFields = Omit<SavedQuery, 'scraperId' | 'updatedAt'>;
+
 /** What `scraper set` changes; what is absent stays as it is. */
 export interface ScraperChanges {
   description?: string;

@@ -6,6 +6,7 @@ import type {
   DataVersion,
   KeyListing,
   RetiredVersion,
+  SavedQuery,
   Scraper,
   SessionRecord,
   TableInfo,
@@ -145,4 +146,26 @@ export interface SessionRow {
 
 export function toSession(row: SessionRow): SessionRecord {
   return { account: { id: row.id, name: row.name }, createdAt: row.created_at, expiresAt: row.expires_at };
+}
+
+export interface SavedQueryRow {
+  scraper_id: number;
+  name: string;
+  title: string;
+  description: string;
+  sql: string;
+  private: Flag;
+  updated_at: string;
+}
+
+export function toSavedQuery(row: SavedQueryRow): SavedQuery {
+  return {
+    scraperId: row.scraper_id,
+    name: row.name,
+    title: row.title,
+    description: row.description,
+    sql: row.sql,
+    isPrivate: flag(row.private),
+    updatedAt: row.updated_at,
+  };
 }

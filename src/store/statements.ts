@@ -30,6 +30,9 @@ const scraperColumns = (d: Dialect) => `
 /** The columns of a VersionRow (src/store/rows.ts). */
 const versionColumns = (d: Dialect) => `select version, data_file, ${d.tablesColumn} as tables, size_bytes, published_at`;
 
+/** The columns of a SavedQueryRow (src/store/rows.ts). */
+const savedQueryColumns = 'scraper_id, name, title, description, sql, private, updated_at';
+
 export function statements(d: Dialect) {
   const scraperSelect = `${scraperColumns(d)} from scrapers s join accounts a on a.id = s.owner_id`;
   return {
@@ -110,6 +113,20 @@ export function statements(d: Dialect) {
     removeExpiredSessions: 'delete from sessions where expires_at <= $1',
     addSecret: 'insert into server_secrets (name, value) values ($1, $2) on conflict do nothing',
     secret: 'select value from server_secrets where name = $1',
+
+    // Inserted only while the scraper has fewer than $8 queries of other names: the bound is kept
+    // by the statement itself, whichever node saves.
+    saveQuery: `
+      insert into saved_queries (scraper_id, name, title, description, sql, private, updated_at)
+      select $1, $2, $3, $4, $5, $6, $7
+      where (select count(*) from saved_queries where scraper_id = $1 and name <> $2) < $8
+      on conflict (scraper_id, name) do update set
+        title = excluded.title, description = excluded.description, sql = excluded.sql,
+        private = excluded.private, updated_at = excluded.updated_at
+      returning ${savedQueryColumns}`,
+    findQuery: `select ${savedQueryColumns} from saved_queries where scraper_id = $1 and name = $2`,
+    listQueries: `select ${savedQueryColumns} from saved_queries where scraper_id = $1 and (not private or $2) order by name`,
+    removeQuery: 'delete from saved_queries where scraper_id = $1 and name = $2',
 
     spoolRecorded: 'select recorded from download_spools where name = $1',
     forgetSpool: 'delete from download_spools where name = $1',

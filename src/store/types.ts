@@ -30,6 +30,8 @@ import type {
   NewScraper,
   Retention,
   RetiredVersion,
+  SavedQuery,
+  SavedQueryFields,
   Scraper,
   ScraperChanges,
   ScraperListing,
@@ -150,6 +152,20 @@ export interface DownloadStore {
   pruneDownloads(before: string): Promise<number>;
 }
 
+/** A scraper's saved queries. */
+export interface SavedQueryStore {
+  /**
+   * Saves the query under its name, replacing the scraper's query of that name; undefined, nothing
+   * saved, when the scraper already has `max` queries of other names (checked in the same statement).
+   */
+  saveQuery(scraperId: number, query: SavedQueryFields, max: number): Promise<SavedQuery | undefined>;
+  findQuery(scraperId: number, name: string): Promise<SavedQuery | undefined>;
+  /** By name; private ones only when asked (for the owner). */
+  listQueries(scraperId: number, includePrivate: boolean): Promise<SavedQuery[]>;
+  /** Whether there was one of that name to remove. */
+  removeQuery(scraperId: number, name: string): Promise<boolean>;
+}
+
 export interface RateLimitStore {
   /**
    * A rate limiter whose counters every node of this store shares (PostgreSQL); absent when the
@@ -158,6 +174,6 @@ export interface RateLimitStore {
   sharedRateLimiter?(perMinute: number): RateLimiter;
 }
 
-export interface Store extends AccountStore, SessionStore, ScraperStore, DownloadStore, RateLimitStore {
+export interface Store extends AccountStore, SessionStore, ScraperStore, SavedQueryStore, DownloadStore, RateLimitStore {
   close(): Promise<void>;
 }

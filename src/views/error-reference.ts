@@ -99,6 +99,11 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
   },
   callbackInvalid: { example: [], area: 'query', when: '`callback` is not a valid name (the name is not echoed back)' },
   downloadInvalid: { example: [], area: 'query', when: '`dl` is not `1` or `0`' },
+  savedQueryNotFound: {
+    example: ['demo/planning-applications', 'by-suburb'],
+    area: 'query',
+    when: "the scraper has no saved query of that name, or it is private and the caller is not the scraper's owner",
+  },
   paramMissing: {
     example: [['town']],
     area: 'query',
@@ -185,6 +190,22 @@ const docs: { [K in keyof Factories]: ErrorDoc<K> } = {
     area: 'manage',
     when: 'a key label over 100 characters or with a line break or another control character',
   },
+  savedQueryNameInvalid: {
+    example: ['By Suburb'],
+    area: 'manage',
+    when: 'saving a query (`query save`) under a name that is not a slug',
+  },
+  savedQueryTextInvalid: {
+    example: ['title', 200],
+    area: 'manage',
+    when: "a saved query's title (200 characters) or description (1,000) too long, or holding control characters",
+  },
+  savedQueryParamReserved: {
+    example: ['key', ['key', 'query']],
+    area: 'manage',
+    when: "a saved query's SQL names a parameter its URLs already use (`:key`, `:query`, `:callback`, `:dl`, `:page_size`, `:next`, `:excel`)",
+  },
+  savedQueriesTooMany: { example: [100], area: 'manage', when: 'saving a new query when the scraper already has 100' },
   scraperExists: { example: ['alice/planning'], area: 'manage', when: 'adding a scraper that already exists' },
   dataInvalid: {
     example: ['data.db is not an SQLite database.'],

@@ -11,13 +11,15 @@ import type { Params } from '../../utils/query-string.js';
 import { admitApiCall } from '../api-call.js';
 import { dataCalls } from '../data-call.js';
 import { readQueryBody } from '../query-body.js';
+import { requestQuery, savedQuery, type CallQuery } from '../query-source.js';
 import { loggedWhenDone } from '../request-log.js';
 import { sendError } from '../send-error.js';
 import { settleUnreadBody } from '../unread-body.js';
 import { singleParam } from './params.js';
 
 interface DataRoute {
-  Params: { owner: string; scraper: string; format?: string };
+  /** `name`: a saved query's, on its data URLs. */
+  Params: { owner: string; scraper: string; format?: string; name?: string };
   Querystring: Params;
 }
 
@@ -85,13 +87,24 @@ export function dataRoutes(
     const callback = scriptCallback(format, param);
     const call = await admit(request, reply, param, callback);
     if (!call) return;
-    const sql = format?.kind === 'file' ? null : (param('query') ?? null);
-    await answerDataCall(request, reply, { call, format, formatName, param, given: query, callback, sql, recordedQuery: sql, startedAt });
+    // A saved query's lookup is a step of the call: refused, it is answered and recorded as the later steps are.
+    let asked: CallQuery = { sql: null, given: query };
+    let refusal: unknown;
+    const { name } = request.params;
+    try {
+      asked = name === undefined ? requestQuery(query, format) : await savedQuery(deps.store, call, name, query, format);
+    } catch (err) {
+      refusal = err;
+    }
+    const { sql, given } = asked;
+    await answerDataCall(request, reply, { call, format, formatName, param, given, callback, sql, recordedQuery: sql, startedAt, refusal });
   }
 
   for (const method of ['GET', 'POST'] as const) {
     app.route<DataRoute>({ method, url: '/:owner/:scraper/data.:format', handler: loggedWhenDone(handle) });
     // Without an extension: answered as an unknown format, with the list of formats there are.
     app.route<DataRoute>({ method, url: '/:owner/:scraper/data', handler: loggedWhenDone(handle) });
+    // A saved query's data URLs: the same call, its SQL the saved one's.
+    app.route<DataRoute>({ method, url: '/:owner/:scraper/queries/:name.:format', handler: loggedWhenDone(handle) });
   }
 }

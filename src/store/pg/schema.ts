@@ -134,6 +134,20 @@ const migrations: string[] = [
   insert into data_versions (scraper_id, version, data_file, tables, size_bytes, published_at)
     select id, data_version, data_file, tables, size_bytes, updated_at from scrapers where removed_at is null;
   `,
+  // 3: queries a scraper's owner saved (src/store/sqlite/schema.ts, its migration 8). Read from the
+  // database at each use, never cached, so no node need be told of a change.
+  `
+  create table saved_queries (
+    scraper_id integer not null references scrapers(id),
+    name text not null,
+    title text not null,
+    description text not null,
+    sql text not null,
+    private boolean not null,
+    updated_at timestamptz not null,
+    primary key (scraper_id, name)
+  );
+  `,
 ];
 
 /** Any number of our own, so that two nodes starting at once wait for each other. */

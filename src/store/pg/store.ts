@@ -3,6 +3,7 @@ import { pgAccounts } from './accounts.js';
 import { PgConnection } from './connection.js';
 import { pgDownloads } from './downloads.js';
 import { PgRateLimiter } from './rate-limiter.js';
+import { pgSavedQueries } from './saved-queries.js';
 import { pgScrapers } from './scrapers.js';
 import { pgSessions } from './sessions.js';
 
@@ -18,6 +19,7 @@ export async function openPgStore(connectionString: string, dataDir: string, con
     ...pgAccounts(db),
     ...pgSessions(db),
     ...pgScrapers(db),
+    ...pgSavedQueries(db),
     ...pgDownloads(db),
     sharedRateLimiter: (perMinute) => new PgRateLimiter(db.pool, perMinute),
     close: () => db.close(),

@@ -183,6 +183,20 @@ const migrations: (string | ((db: Database.Database, dataDir: string) => void))[
   insert into data_versions (scraper_id, version, data_file, tables_json, size_bytes, published_at)
     select id, data_version, data_file, tables_json, size_bytes, updated_at from scrapers where removed_at is null;
   `,
+  // 8: queries a scraper's owner saved, by a name unique in the scraper (a lower-case slug, so
+  // compared as written). A removed scraper's stay with its row, unreachable.
+  `
+  create table saved_queries (
+    scraper_id integer not null references scrapers(id),
+    name text not null,
+    title text not null,
+    description text not null,
+    sql text not null,
+    private integer not null,
+    updated_at text not null,
+    primary key (scraper_id, name)
+  ) without rowid;
+  `,
 ];
 
 /**

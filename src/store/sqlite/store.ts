@@ -2,6 +2,7 @@ import type { Store } from '../types.js';
 import { sqliteAccounts } from './accounts.js';
 import { SqliteConnection } from './connection.js';
 import { sqliteDownloads } from './downloads.js';
+import { sqliteSavedQueries } from './saved-queries.js';
 import { sqliteScrapers } from './scrapers.js';
 import { sqliteSessions } from './sessions.js';
 
@@ -16,6 +17,7 @@ export function openSqliteStore(file: string, dataDir?: string): Store {
     ...sqliteAccounts(db),
     ...sqliteSessions(db),
     ...sqliteScrapers(db),
+    ...sqliteSavedQueries(db),
     ...sqliteDownloads(db),
     async close() {
       db.close();
