@@ -80,6 +80,53 @@ function dataAnswers(): Record<string, unknown> {
   };
 }
 
+const savedNameParam: Parameter = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  description: "The saved query's name.",
+  schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' },
+};
+
+/** A saved query's values: each by its bare name, as many as its SQL names. */
+const savedValuesParam: Parameter = {
+  name: 'values',
+  in: 'query',
+  description:
+    "Not a parameter itself: each member is one, named as the saved query's SQL names it without its colon (`town=Leura` for `:town`).",
+  style: 'form',
+  explode: true,
+  schema: { type: 'object', additionalProperties: { type: 'string' } },
+};
+
+/** A saved query's data URLs: the data API's call, its SQL the saved one's (`query` is ignored). */
+function savedQueryPath(scope: Scope, config: Config): Record<string, unknown> {
+  const common = { tags: ['data'], security: keyed, responses: dataAnswers() };
+  const parameters = [...dataParams(config).filter((p) => p.name !== 'query'), savedValuesParam];
+  return {
+    [`${scope.prefix}/queries/{name}.{format}`]: {
+      parameters: [...scope.params, savedNameParam, formatParam],
+      get: {
+        ...common,
+        operationId: 'savedQuery',
+        summary: "Run a query the scraper's owner saved, with its parameters by name",
+        description: 'A download, as `data.{format}` is; `sqlite` is not a format of it. See [Saved queries](/docs#saved-queries).',
+        parameters,
+      },
+      post: {
+        ...common,
+        operationId: 'savedQueryByPost',
+        summary: 'The same call with its parameters in the body',
+        description: 'Never answered `304`. See [Saved queries](/docs#saved-queries).',
+        parameters,
+        requestBody: {
+          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } },
+        },
+      },
+    },
+  };
+}
+
 /** `data.{format}` in GET and POST, and `data.sqlite` in PUT (publishing). */
 export function dataPaths(scope: Scope, config: Config): Record<string, unknown> {
   const common = { tags: ['data'], security: keyed };
@@ -131,6 +178,7 @@ export function dataPaths(scope: Scope, config: Config): Record<string, unknown>
         },
       },
     },
+    ...savedQueryPath(scope, config),
     [`${scope.prefix}.json`]: {
       parameters: scope.params,
       get: {
