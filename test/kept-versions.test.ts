@@ -97,7 +97,7 @@ test('a pinned link reads its version after two publishes, in every format and o
 test('the scraper page lists the kept versions, each table linking to its pinned view; a table page copies a pinned link', async () => {
   const page = await (await fetch(`${server.base}/alice/plants`)).text();
   const section = /<section class="versions"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';
-  const rows = [...section.matchAll(/<tr[^>]*><td>(\d+)[^<]*<\/td>[\s\S]*?href="([^"]+)">t<\/a> <span class="count">([^<]+)</g)].map(
+  const rows = [...section.matchAll(/<tr[^>]*><td>(\d+)[^<]*<\/td>[\s\S]*?href="([^"]+)">t<\/a> <span class="version-rows">([^<]+)</g)].map(
     (m) => [m[1], m[2], m[3]],
   );
   assert.deepEqual(rows, [

@@ -33,7 +33,7 @@ ${versions.map(
   (v) =>
     html`<tr${v.version === scraper.data.version ? html` aria-current="true"` : ''}><td>${v.version}${v.version === scraper.data.version ? ' (current)' : ''}</td><td>${timeElement(v.updatedAt)}</td><td>${humanSize(v.sizeBytes)}</td><td>${v.tables.map(
       (t, i) =>
-        html`${i > 0 ? ', ' : ''}<a href="${`${tablePath(owner.name, name, t.name)}?version=${v.version}`}">${t.name}</a> <span class="count">${tableRows(t)}</span>`,
+        html`${i > 0 ? ', ' : ''}<a href="${`${tablePath(owner.name, name, t.name)}?version=${v.version}`}">${t.name}</a> <span class="version-rows">${tableRows(t)}</span>`,
     )}</td></tr>\n`,
 )}</tbody></table>
 </section>`;
