@@ -61,6 +61,7 @@ describe("the service's document and its routes", () => {
     '/account/builder-key',
     '/:owner/:scraper/settings',
     '/:owner/:scraper/publish',
+    '/:owner/:scraper/keep',
     // The pages' download buttons: a signed-in visitor's, from this site's own pages only.
     '/:owner/:scraper/download.sqlite',
     '/:owner/:scraper/download/:table.:format',
