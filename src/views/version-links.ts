@@ -27,7 +27,7 @@ export function keptVersionsSection(scraper: Scraper, versions: readonly DataVer
   return html`<section class="versions" aria-labelledby="versions">
 <h2 id="versions">Kept versions</h2>
 <p class="hint">Each publish makes a version; links that name one (<code>version=</code>) show its data for as long as it is kept. This scraper keeps ${plural(versions.length, 'version')} now (<a href="/docs#kept-data-versions">how many, and for how long</a>).</p>
-<table class="data versions-list"><thead><tr><th scope="col">Version</th><th scope="col">Published</th><th scope="col">Size</th><th scope="col">Tables</th></tr></thead>
+<table class="versions-list"><thead><tr><th scope="col">Version</th><th scope="col">Published</th><th scope="col">Size</th><th scope="col">Tables</th></tr></thead>
 <tbody>
 ${versions.map(
   (v) =>
