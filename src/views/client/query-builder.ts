@@ -17,28 +17,17 @@ import {
   type ApiRequest,
   type AtomMapping,
 } from '../../shared/api-request.js';
+import { make, ResultView } from './query-result.js';
 
 interface TableInfo {
   name: string;
   columns: { name: string }[];
 }
 
-/** Rows shown from a result; the rest are counted. */
-const shownRows = 100;
-/** Characters shown of a text result. */
-const shownChars = 20_000;
-
 function element<T extends HTMLElement>(root: ParentNode, selector: string): T {
   const found = root.querySelector<T>(selector);
   if (!found) throw new Error(`query builder: ${selector} is missing`);
   return found;
-}
-
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  if (text !== undefined) el.textContent = text;
-  if (className) el.className = className;
-  return el;
 }
 
 function startBuilder(root: HTMLElement): void {
@@ -51,6 +40,7 @@ function startBuilder(root: HTMLElement): void {
   const url = element<HTMLElement>(root, '#qb-url');
   const list = element<HTMLElement>(root, '#qb-examples');
   const result = element<HTMLElement>(root, '#qb-result');
+  const show = new ResultView(result);
   const columnList = element<HTMLDataListElement>(root, '#qb-columns');
   const form = element<HTMLFormElement>(root, 'form');
   const atomInputs = Object.fromEntries(atomFields.map((f) => [f, element<HTMLInputElement>(root, `#qb-atom-${f}`)])) as Record<
@@ -148,7 +138,7 @@ function startBuilder(root: HTMLElement): void {
       key.value = body.key;
       showExamples();
     } catch (err) {
-      showError(`No key was made: ${err instanceof Error ? err.message : String(err)}`);
+      show.error(`No key was made: ${err instanceof Error ? err.message : String(err)}`);
     } finally {
       button.disabled = false;
     }
@@ -157,7 +147,7 @@ function startBuilder(root: HTMLElement): void {
   async function run(req: ApiRequest, download: boolean): Promise<void> {
     const apiKey = key.value.trim();
     if (apiKey === '') {
-      showError('Paste your API key first.');
+      show.error('Paste your API key first.');
       key.focus();
       return;
     }
@@ -174,73 +164,24 @@ function startBuilder(root: HTMLElement): void {
         } catch {
           /* not JSON: show it as it is */
         }
-        showError(`${response.status}: ${message}`);
+        show.error(`${response.status}: ${message}`);
       } else if (req.kind === 'file') {
-        showFile(await response.blob(), fileName(req), download);
+        show.file(await response.blob(), fileName(req), download);
       } else if (req.format === 'json') {
-        showRows((await response.json()) as Record<string, unknown>[]);
+        show.rows((await response.json()) as Record<string, unknown>[]);
       } else if (req.format === 'ndjson') {
-        showRows(
+        show.rows(
           (await response.text())
             .split('\n')
             .filter((l) => l !== '')
             .map((l) => JSON.parse(l) as Record<string, unknown>),
         );
       } else {
-        showText(await response.text());
+        show.text(await response.text());
       }
     } catch (err) {
-      showError(`The request failed: ${err instanceof Error ? err.message : String(err)}`);
+      show.error(`The request failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-  }
-
-  function showError(message: string): void {
-    const p = make('p', message, 'error');
-    p.setAttribute('role', 'alert');
-    result.replaceChildren(p);
-  }
-
-  function showRows(rows: Record<string, unknown>[]): void {
-    const summary = make(
-      'p',
-      `${rows.length} ${rows.length === 1 ? 'row' : 'rows'}${rows.length > shownRows ? `, the first ${shownRows} shown` : ''}.`,
-      'muted',
-    );
-    const columns = [...new Set(rows.slice(0, shownRows).flatMap((r) => Object.keys(r)))];
-    const tableEl = make('table', undefined, 'data');
-    const head = make('tr');
-    head.append(...columns.map((c) => make('th', c)));
-    tableEl.append(make('thead'), make('tbody'));
-    tableEl.tHead!.append(head);
-    for (const row of rows.slice(0, shownRows)) {
-      const tr = make('tr');
-      tr.append(
-        ...columns.map((c) => {
-          const v = row[c];
-          return v === null
-            ? make('td', 'null', 'null')
-            : make('td', typeof v === 'string' ? v : JSON.stringify(v), typeof v === 'number' ? 'num' : undefined);
-        }),
-      );
-      tableEl.tBodies[0]!.append(tr);
-    }
-    const scroll = make('div', undefined, 'table-scroll');
-    scroll.append(tableEl);
-    result.replaceChildren(summary, scroll);
-  }
-
-  function showText(text: string): void {
-    const more =
-      text.length > shownChars ? ` (the first ${shownChars.toLocaleString()} characters of ${text.length.toLocaleString()})` : '';
-    result.replaceChildren(make('p', `Result${more}:`, 'muted'), make('pre', text.slice(0, shownChars)));
-  }
-
-  function showFile(blob: Blob, name: string, save: boolean): void {
-    const link = Object.assign(make('a', `Save ${name}`), { href: URL.createObjectURL(blob), download: name });
-    const p = make('p', `${blob.size.toLocaleString()} bytes received. `);
-    p.append(link);
-    result.replaceChildren(p);
-    if (save) link.click();
   }
 
   for (const el of root.querySelectorAll<HTMLElement>('[data-needs-js]')) el.hidden = false;
