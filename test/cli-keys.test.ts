@@ -280,7 +280,7 @@ describe('last used', () => {
     assert.match(listed[0]!.created, isoSecond, 'it keeps when it was made');
     assertNoKey(text, key);
     const migrated = openMeta(dataDir);
-    assert.equal(migrated.pragma('user_version', { simple: true }), 7);
+    assert.equal(migrated.pragma('user_version', { simple: true }), 8);
     migrated.close();
   });
 });

@@ -316,7 +316,7 @@ test('a data folder from before removals is migrated: its scrapers, ids and coun
   );
   const db = openMeta(oldDir);
   try {
-    assert.equal(db.pragma('user_version', { simple: true }), 7);
+    assert.equal(db.pragma('user_version', { simple: true }), 8);
     assert.deepEqual(db.prepare('select id, removed_at is not null as removed from scrapers order by id').all(), [
       { id: 1, removed: 1 },
       { id: 2, removed: 0 },

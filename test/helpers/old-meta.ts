@@ -12,7 +12,7 @@ export function asBeforeKeyDetails(dataDir: string): void {
   const db = new Database(path.join(dataDir, 'siphon.db'));
   try {
     db.exec(`
-      drop table sessions; drop table download_account_days; drop table server_secrets; drop table download_spools; drop table data_versions;
+      drop table sessions; drop table download_account_days; drop table server_secrets; drop table download_spools; drop table data_versions; drop table saved_queries;
       alter table accounts drop column password_hash; alter table accounts drop column email;
       alter table api_keys drop column label; alter table api_keys drop column prefix;
       alter table api_keys drop column origins_json; alter table api_keys drop column last_used_at;

@@ -180,9 +180,9 @@ after(async () => {
 });
 
 describe('an old metadata file with a million downloads', () => {
-  test("is migrated on opening: schema version 7 (the latest), counts equal to those counted over the downloads, each key's last use its latest download", () => {
+  test("is migrated on opening: schema version 8 (the latest), counts equal to those counted over the downloads, each key's last use its latest download", () => {
     withMeta((db) => {
-      assert.equal(db.pragma('user_version', { simple: true }), 7);
+      assert.equal(db.pragma('user_version', { simple: true }), 8);
       assert.deepEqual(kept(db), countedWithSql(db));
       const lastUse = db.prepare('select id, last_used_at as at from api_keys order by id').all();
       assert.deepEqual(lastUse, db.prepare('select key_id as id, max(at) as at from downloads group by key_id order by key_id').all());
