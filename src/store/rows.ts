@@ -1,4 +1,4 @@
-import { absoluteDataPath } from './data-paths.js';
+import { absoluteDataPath, storedDataPath } from './data-paths.js';
 import type {
   Account,
   AccountListing,
@@ -66,6 +66,11 @@ export function toVersion(row: VersionRow, dataDir: string): DataVersion {
     sizeBytes: row.size_bytes,
     updatedAt: row.published_at,
   };
+}
+
+/** A version's values in the order the engines' `addVersion` statement takes them: `toVersion` the other way. */
+export function versionValues(scraperId: number, version: number, data: Omit<DataVersion, 'version'>, dataDir: string) {
+  return [scraperId, version, storedDataPath(dataDir, data.file), JSON.stringify(data.tables), data.sizeBytes, data.updatedAt];
 }
 
 export function toRetiredVersion(row: VersionRow & { retired_at: string }, dataDir: string): RetiredVersion {

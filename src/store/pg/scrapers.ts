@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { storedDataPath } from '../data-paths.js';
 import { holdsNul } from '../nul-text.js';
-import { toRetiredVersion, toScraper, toVersion, type ScraperRow, type VersionRow } from '../rows.js';
+import { toRetiredVersion, toScraper, toVersion, versionValues, type ScraperRow, type VersionRow } from '../rows.js';
 import { scraperCacheKey } from '../scraper-key.js';
 import type { DataVersion, Scraper, ScraperStore } from '../types.js';
 import { sql, type PgConnection } from './connection.js';
@@ -28,14 +28,7 @@ export function pgScrapers(db: PgConnection): ScraperStore {
   const version = (row: VersionRow) => toVersion(row, db.dataDir);
   /** Keeps `data` as the scraper's version `id`. */
   const addVersion = (client: pg.PoolClient, scraperId: number, id: number, data: Omit<DataVersion, 'version'>) =>
-    client.query(sql.addVersion, [
-      scraperId,
-      id,
-      storedDataPath(db.dataDir, data.file),
-      JSON.stringify(data.tables),
-      data.sizeBytes,
-      data.updatedAt,
-    ]);
+    client.query(sql.addVersion, versionValues(scraperId, id, data, db.dataDir));
 
   return {
     async addScraper(s) {

@@ -1,6 +1,6 @@
 import { storedDataPath } from '../data-paths.js';
 import { holdsNul } from '../nul-text.js';
-import { toRetiredVersion, toScraper, toVersion, type ScraperRow, type VersionRow } from '../rows.js';
+import { toRetiredVersion, toScraper, toVersion, versionValues, type ScraperRow, type VersionRow } from '../rows.js';
 import { scraperCacheKey } from '../scraper-key.js';
 import type { DataVersion, Scraper, ScraperStore } from '../types.js';
 import { sql, type SqliteConnection } from './connection.js';
@@ -16,14 +16,7 @@ export function sqliteScrapers(db: SqliteConnection): ScraperStore {
   const version = (row: VersionRow) => toVersion(row, db.dataDir);
   /** Keeps `data` as the scraper's version `id`. */
   const addVersion = (scraperId: number, id: number, data: Omit<DataVersion, 'version'>) =>
-    db.run(sql.addVersion, [
-      scraperId,
-      id,
-      storedDataPath(db.dataDir, data.file),
-      JSON.stringify(data.tables),
-      data.sizeBytes,
-      data.updatedAt,
-    ]);
+    db.run(sql.addVersion, versionValues(scraperId, id, data, db.dataDir));
 
   return {
     async addScraper(s) {
