@@ -62,6 +62,10 @@ describe("the service's document and its routes", () => {
     '/:owner/:scraper/settings',
     '/:owner/:scraper/publish',
     '/:owner/:scraper/keep',
+    // The owner's forms for saved queries.
+    '/:owner/:scraper/queries',
+    '/:owner/:scraper/queries/:name/edit',
+    '/:owner/:scraper/queries/:name/delete',
     // The pages' download buttons: a signed-in visitor's, from this site's own pages only.
     '/:owner/:scraper/download.sqlite',
     '/:owner/:scraper/download/:table.:format',

@@ -41,6 +41,12 @@ export const manageErrors = {
       400,
       `A saved query's parameters are given by name in its URLs, so none may be called :${name}: rename it (not ${reserved.join(', ')}).`,
     ),
+  savedQueryExists: (fullName: string, name: string) =>
+    make(
+      'SIPHON_ERR_SAVED_QUERY_EXISTS',
+      409,
+      `${fullName} already has a saved query named ${name}: choose another name, or change that one on its edit page.`,
+    ),
   savedQueriesTooMany: (max: number) =>
     make('SIPHON_ERR_SAVED_QUERIES_TOO_MANY', 409, `A scraper can have at most ${max} saved queries: delete one before saving another.`),
   scraperExists: (fullName: string) =>

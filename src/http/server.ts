@@ -21,6 +21,7 @@ import { dataRoutes } from './routes/data.js';
 import { healthRoutes } from './routes/health.js';
 import { accountRoutes } from './routes/account.js';
 import { ownerScraperRoutes } from './routes/owner-scrapers.js';
+import { savedQueryFormRoutes } from './routes/saved-query-forms.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { pageDownloadRoutes } from './routes/page-downloads.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -149,6 +150,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     tablePageRoutes(scope, deps);
     accountRoutes(scope, { config, store: deps.store, catalog });
     ownerScraperRoutes(scope, { ...routeDeps, catalog });
+    savedQueryFormRoutes(scope, { config, store: deps.store, catalog });
     pageDownloadRoutes(scope, { ...deps, catalog });
   });
   assetRoutes(app);

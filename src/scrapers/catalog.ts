@@ -196,10 +196,17 @@ export class Catalog {
     return scraper;
   }
 
-  /** Saves a query of the scraper (checked: saved-queries.ts), replacing its query of that name; 409 beyond the bound. */
-  async saveQuery(fullName: string, query: SavedQueryFields, maxQueryChars: number): Promise<SavedQuery> {
+  /**
+   * Saves a query of the scraper (checked: saved-queries.ts), replacing its query of that name unless `only` wants a
+   * new name (the builder's form) or a saved one (an edit); 409 beyond the bound. Only the owner saves: a race is theirs.
+   */
+  async saveQuery(fullName: string, query: SavedQueryFields, maxQueryChars: number, only?: 'new' | 'existing'): Promise<SavedQuery> {
     const scraper = await this.findScraper(fullName);
-    const saved = await this.store.saveQuery(scraper.id, checkSavedQuery(query, maxQueryChars), maxSavedQueries);
+    const checked = checkSavedQuery(query, maxQueryChars);
+    const found = only && (await this.store.findQuery(scraper.id, checked.name));
+    if (only === 'new' && found) throw errors.savedQueryExists(`${scraper.owner.name}/${scraper.name}`, checked.name);
+    if (only === 'existing' && !found) throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, checked.name);
+    const saved = await this.store.saveQuery(scraper.id, checked, maxSavedQueries);
     if (!saved) throw errors.savedQueriesTooMany(maxSavedQueries);
     return saved;
   }

@@ -2,6 +2,7 @@ import { errors } from '../errors.js';
 import type { Scraper } from '../store/types.js';
 import { atomFields, examples, guessAtomMapping, requestUrl, type ApiRequest } from '../shared/api-request.js';
 import { html, type SafeHtml } from './html.js';
+import { saveQueryForm } from './saved-query-forms.js';
 import { humanSize, tableRows } from './text.js';
 
 export interface BuilderFormat {
@@ -28,6 +29,8 @@ export interface BuilderModel {
   callbackRefused?: boolean;
   /** A signed-in visitor's CSRF token: the builder offers to fill in a new read-only key of theirs. */
   keyToken?: string;
+  /** The scraper's owner's CSRF token: the builder offers to save its query (saved-query-forms.ts). */
+  saveToken?: string;
 }
 
 const formatHints: Record<string, string> = {
@@ -124,6 +127,7 @@ ${atomMapping(model)}
   <button type="button" id="qb-download" class="secondary">Download the whole database (${humanSize(scraper.data.sizeBytes)})</button></p>
 </div>
 </form>
+${model.saveToken ? saveQueryForm(scraper, model.saveToken, state.sql) : ''}
 <p class="request-url"><span>Request URL</span> <code id="qb-url">${requestUrl(req)}</code></p>
 <div id="qb-result" class="result" aria-live="polite"></div>
 <h3>Examples</h3>

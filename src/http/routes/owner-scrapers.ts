@@ -27,7 +27,7 @@ const remainingParts = new WeakMap<FastifyRequest, AsyncIterableIterator<Multipa
  * The scraper of the signed-in visitor named by the path. Anyone else (signed in or not) is told it
  * does not exist, as for a private scraper, whether it exists or not.
  */
-async function ownScraper(store: Store, request: FastifyRequest<ScraperRoute>): Promise<Scraper> {
+export async function ownScraper(store: Store, request: FastifyRequest<ScraperRoute>): Promise<Scraper> {
   const account = signedIn(request);
   const scraper = await findScraperFor(store, account?.id, request.params.owner, request.params.scraper);
   if (scraper.owner.id !== account?.id) throw errors.scraperNotFound(`${request.params.owner}/${request.params.scraper}`);

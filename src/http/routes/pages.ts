@@ -126,7 +126,7 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
         previews.get(scraper, client.signal),
         store.listVersions(scraper.id),
       ]);
-      const builder = builderModel(request, reply, config, scraper);
+      const builder = { ...builderModel(request, reply, config, scraper), saveToken: ownerTools?.csrfToken };
       const model = { scraper, downloads, perDay, previews: tablePreviews, versions, builder, visitor, ownerTools };
       sendBuilderPage(reply, builder, scraperPage(model));
     } finally {

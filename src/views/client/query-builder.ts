@@ -121,6 +121,10 @@ function startBuilder(root: HTMLElement): void {
     () => void run({ ...request(), format: 'sqlite', kind: 'file' }, true),
   );
 
+  // The owner's "Save this query" saves the SQL as it is now, not as the page was rendered with.
+  const save = root.querySelector<HTMLFormElement>('form.save-query');
+  save?.addEventListener('submit', () => (element<HTMLInputElement>(save, 'input[name="sql"]').value = sql.value));
+
   // Signed in: one click makes a read-only key of the visitor's own (the page holds none) and fills it in.
   const newKey = root.querySelector<HTMLButtonElement>('#qb-new-key');
   newKey?.addEventListener('click', () => void fillNewKey(newKey));

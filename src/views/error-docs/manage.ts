@@ -35,6 +35,11 @@ export const manageErrorDocs: ErrorDocs<typeof manageErrors> = {
     area: 'manage',
     when: "a saved query's SQL names a parameter its URLs already use (`:key`, `:query`, `:callback`, `:dl`, `:page_size`, `:next`, `:excel`)",
   },
+  savedQueryExists: {
+    example: ['alice/planning', 'by-suburb'],
+    area: 'manage',
+    when: 'saving a new query from the query builder under a name the scraper already has (`query save` replaces it)',
+  },
   savedQueriesTooMany: { example: [100], area: 'manage', when: 'saving a new query when the scraper already has 100' },
   scraperExists: { example: ['alice/planning'], area: 'manage', when: 'adding a scraper that already exists' },
   dataInvalid: {
