@@ -133,7 +133,8 @@ describe('every format, gzip and br', () => {
         assert.equal(packed.headers['content-type'], plain.headers['content-type']);
         assert.equal(packed.headers['content-disposition'], plain.headers['content-disposition']);
         assert.match(String(packed.headers.vary), /\bAccept-Encoding\b/i);
-        assert.equal(packed.headers.etag, plain.headers.etag!.replace(/"$/, `-${coding}"`));
+        // Weak when compressed, even for the file whose uncompressed tag is strong (byte ranges: byte-ranges.test.ts).
+        assert.equal(packed.headers.etag, plain.headers.etag!.replace(/^(W\/)?/, 'W/').replace(/"$/, `-${coding}"`));
         // The compressed size is not known before it is sent: chunked, never the uncompressed length.
         assert.equal(packed.headers['content-length'], undefined, coding);
         assert.equal(packed.headers['transfer-encoding'], 'chunked', coding);

@@ -36,6 +36,14 @@ export class PendingDownload {
   ) {}
 
   /**
+   * The call is no download: a part of a file after its first byte (a download resumed, counted
+   * once, by the call that began it). How it ends is still said, for its log line, never recorded.
+   */
+  notCounted(): void {
+    this.recorded = true;
+  }
+
+  /**
    * Queues the download (into the spool, when there is one), the first time. An answer is recorded
    * before its last bytes are written, which wait for what this returns (the spool's write): a node
    * killed the moment after loses no download it answered.

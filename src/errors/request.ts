@@ -43,6 +43,15 @@ export const requestErrors = {
     make('SIPHON_ERR_BODY_TOO_LARGE', 413, `The request body is larger than the ${maxBytes} bytes accepted.`),
   bodyInvalid: (why: string) => make('SIPHON_ERR_BODY_INVALID', 400, why),
   bodyIncomplete: () => make('SIPHON_ERR_BODY_INCOMPLETE', 400, 'The request body ended before it was complete.'),
+  rangeNotSatisfiable: (size: number) =>
+    make(
+      'SIPHON_ERR_RANGE_NOT_SATISFIABLE',
+      416,
+      `The range asked for starts past the end of the file, which has ${size} bytes: Content-Range gives its length.`,
+      undefined,
+      undefined,
+      size,
+    ),
   /** Never sent (the client is gone): logged as the outcome of a request whose client left first. */
   clientClosed: () => make('SIPHON_ERR_CLIENT_CLOSED', 499, 'The client closed the connection before it was answered.'),
   /** Anything else the HTTP layer refused below 500, with its status; the framework's message is not passed on. */

@@ -12,6 +12,8 @@ export class SiphonError extends Error {
     readonly retryAfterSeconds?: number,
     /** Sent as `Allow`: the methods the path does take (405). */
     readonly allow?: readonly string[],
+    /** Sent as the complete length of `Content-Range` (416): the size of the file a range was asked of. */
+    readonly completeLength?: number,
   ) {
     super(message);
     this.name = 'SiphonError';
@@ -22,5 +24,11 @@ export class SiphonError extends Error {
 export const errorCodeHeader = 'siphon-error-code';
 
 /** Each error file's one way to define an error. */
-export const make = (code: string, status: number, message: string, retryAfterSeconds?: number, allow?: readonly string[]) =>
-  new SiphonError(code, status, message, retryAfterSeconds, allow);
+export const make = (
+  code: string,
+  status: number,
+  message: string,
+  retryAfterSeconds?: number,
+  allow?: readonly string[],
+  completeLength?: number,
+) => new SiphonError(code, status, message, retryAfterSeconds, allow, completeLength);

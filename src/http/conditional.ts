@@ -16,6 +16,8 @@ export interface BodyShape {
   sql?: string;
   /** The values bound to the SQL's parameters. */
   params?: unknown;
+  /** The body is a data version's file as it is (the `sqlite` format), the same bytes at every request while the version is kept. */
+  fileBytes?: true;
 }
 
 /**
@@ -33,7 +35,8 @@ const hashes = new LRUCache<string, string>({ max: 4096, maxSize: 4 * 1024 * 102
  *   coding is a suffix (`-gzip`, `-br`), so a cache can never match a validator to a stored
  *   response in another coding. Weak (`W/`): the same data and job give the same rows, but not
  *   always the same bytes (`random()`, the clock), and compressed bytes depend on how the rows
- *   were chunked.
+ *   were chunked. Strong for a file sent as it is (`fileBytes`, identity): the same bytes, byte for
+ *   byte, the validator `If-Range` takes (byte-range.ts).
  * - `Last-Modified`: when the data last changed, to the second (HTTP dates have no finer unit).
  */
 export function addValidators(headers: OutgoingHttpHeaders, scraper: Scraper, shape: BodyShape, coding: ContentCoding): void {
@@ -45,7 +48,8 @@ export function addValidators(headers: OutgoingHttpHeaders, scraper: Scraper, sh
     hash = cryptoHash('sha256', text, 'base64url').slice(0, 27); // 162 bits: collisions are out of reach
     hashes.set(text, hash);
   }
-  headers.etag = `W/"${hash}${coding === 'identity' ? '' : `-${coding}`}"`;
+  const weak = shape.fileBytes && coding === 'identity' ? '' : 'W/';
+  headers.etag = `${weak}"${hash}${coding === 'identity' ? '' : `-${coding}`}"`;
   headers['last-modified'] = lastModified(data);
 }
 

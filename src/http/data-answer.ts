@@ -12,6 +12,7 @@ import type { Scraper } from '../store/types.js';
 import { rateLimitHeaders, type ApiCall } from './api-call.js';
 import { negotiateCoding, setCoding } from './compression.js';
 import { contentDisposition, queryFileName, scraperFileName } from './attachment.js';
+import { asksRange } from './byte-range.js';
 import { addValidators } from './conditional.js';
 import { formatCall } from './format-call.js';
 import { pagedSql, queryPageOf, type QueryPage } from './query-pages.js';
@@ -137,10 +138,12 @@ export function planDataAnswer(
   // A file takes no query, and so no values: any it is given is unused (400).
   if (!query) boundValues('', givenValues(given), Infinity);
   const job = query?.job;
-  const coding = negotiateCoding(request.headers);
+  // A range is of the file's own bytes: a call asking for one gets them as they are, ranged or whole.
+  const coding = !query && asksRange(request) ? 'identity' : negotiateCoding(request.headers);
   const disposition = dispositionOf(call, format, callback, query?.sql ?? null, download, extras.fileName);
   const headers = responseHeaders(request.id, format, call, callback, disposition, job ? undefined : scraper.data.sizeBytes);
   setCoding(headers, coding);
-  addValidators(headers, scraper, job ?? { format: format.name }, coding);
+  addValidators(headers, scraper, job ?? { format: format.name, fileBytes: true }, coding);
+  if (!job) headers['accept-ranges'] = 'bytes';
   return { format, job, coding, headers, page: query?.page };
 }

@@ -10,6 +10,7 @@ import type { QueryPool } from '../pool/pool.js';
 import type { QueryRun } from '../pool/query-run.js';
 import type { Params } from '../utils/query-string.js';
 import type { ApiCall } from './api-call.js';
+import { askedRange, partialContentStatus, setRange, type ByteRange } from './byte-range.js';
 import { whileClientWaits } from './client-waits.js';
 import { isNotModified, notModifiedStatus, sendNotModified } from './conditional.js';
 import { planDataAnswer, type CallExtras, type DataAnswer } from './data-answer.js';
@@ -95,18 +96,42 @@ export function dataCalls(deps: { config: Config; pool: QueryPool; recorder: Dow
     }
   }
 
-  /** Step 11: the query queued fairly for the key's turn in a query process, or the file; its body in the answer's coding. */
-  function bodyOf(call: ApiCall, answer: DataAnswer): CodedBody {
-    return answer.job ? queryBody(pool, answer.job, String(call.key.id), answer.coding) : fileBody(call.scraper.data.file, answer.coding);
+  /** Step 11: the query queued fairly for the key's turn in a query process, or the file (or its range); its body in the answer's coding. */
+  function bodyOf(call: ApiCall, answer: DataAnswer, range: ByteRange | undefined): CodedBody {
+    return answer.job
+      ? queryBody(pool, answer.job, String(call.key.id), answer.coding)
+      : fileBody(call.scraper.data.file, answer.coding, range);
+  }
+
+  /**
+   * After step 10, for a file: the range asked for (byte-range.ts), its answer's headers set. Only
+   * what is answered from the file's first byte is a download: a range after it continues one, and
+   * one past its end (416) asks for nothing; neither is counted again.
+   */
+  function rangeOf(request: FastifyRequest, call: ApiCall, answer: DataAnswer, download: PendingDownload): ByteRange | undefined {
+    const size = call.scraper.data.sizeBytes;
+    const range = answer.job ? undefined : askedRange(request, answer.headers, size);
+    if (range === undefined) return undefined;
+    if (range === 'unsatisfiable' || range.start > 0) download.notCounted();
+    if (range === 'unsatisfiable') throw errors.rangeNotSatisfiable(size);
+    setRange(answer.headers, range, size);
+    return range;
   }
 
   /**
    * Steps 12 and 13: streams the body, its download recorded before its last bytes go, or once it
    * is cut short, with the status it ended with. Throws what failed it before its first byte.
    */
-  async function stream(request: FastifyRequest, reply: FastifyReply, answer: DataAnswer, body: CodedBody, download: PendingDownload) {
-    const outcome = await streamResponse(request, reply, body, answer.headers, streamLimits, (sent) =>
-      download.record({ status: 200, rows: body.rows(), bytes: body.bytes(sent) }),
+  async function stream(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    answer: DataAnswer,
+    body: CodedBody,
+    status: number,
+    download: PendingDownload,
+  ) {
+    const outcome = await streamResponse(request, reply, body, status, answer.headers, streamLimits, (sent) =>
+      download.record({ status, rows: body.rows(), bytes: body.bytes(sent) }),
     );
     const { format } = answer;
     if (outcome.kind === 'failed-before-start') throw format.kind === 'rows' ? queryFailureFor(format, outcome.error) : outcome.error;
@@ -133,8 +158,9 @@ export function dataCalls(deps: { config: Config; pool: QueryPool; recorder: Dow
       // Awaited only for a 304, as every await is a turn of the microtask queue.
       if (notModified(request, answer)) return await answerNotModified(reply, answer, download);
       if (answer.page) await linkNextPage(request, reply, ask, answer, answer.page);
-      body = bodyOf(call, answer);
-      await stream(request, reply, answer, body, download);
+      const range = rangeOf(request, call, answer, download);
+      body = bodyOf(call, answer, range);
+      await stream(request, reply, answer, body, range ? partialContentStatus : 200, download);
     } catch (err) {
       const error = asSiphonError(err, reply);
       await download.record({ status: error.status });

@@ -24,7 +24,7 @@ export function asSiphonError(err: unknown, reply: FastifyReply): SiphonError {
 
 /**
  * The headers of every error answer besides CORS (which every error answer has too): its code,
- * never stored, `Retry-After` and `Allow` when the error says them.
+ * never stored, `Retry-After`, `Allow` and `Content-Range` when the error says them.
  */
 export function errorHeaders(error: SiphonError): Record<string, string> {
   const headers: Record<string, string> = {
@@ -34,6 +34,7 @@ export function errorHeaders(error: SiphonError): Record<string, string> {
   };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
   if (error.allow) headers.allow = error.allow.join(', ');
+  if (error.completeLength !== undefined) headers['content-range'] = `bytes */${error.completeLength}`;
   return headers;
 }
 

@@ -43,7 +43,7 @@ export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
  * compressor, which pauses its source), and every rule above holds for it (a failure destroys the
  * socket rather than finishing the compressed stream).
  *
- * `headers` are the response's, and are added to (its length, for a body sent in one write).
+ * `status` and `headers` are the response's (200, or 206 for a range of a file); `headers` are added to (its length, for a body sent in one write).
  * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
  * the headers wait). The body's `sent` is called with each chunk once the socket is done with it
  * (its memory may be used again), or has failed: never for a chunk not written.
@@ -52,11 +52,12 @@ export function streamResponse(
   request: FastifyRequest,
   reply: FastifyReply,
   coded: CodedBody,
+  status: number,
   headers: OutgoingHttpHeaders,
   limits: StreamLimits,
   beforeEnd?: BeforeEnd,
 ): Promise<StreamOutcome> {
-  return new ResponseStream(request, reply, coded, headers, limits, beforeEnd).outcome;
+  return new ResponseStream(request, reply, coded, status, headers, limits, beforeEnd).outcome;
 }
 
 /**
@@ -105,6 +106,7 @@ class ResponseStream {
     private readonly request: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly coded: CodedBody,
+    private readonly status: number,
     private readonly headers: OutgoingHttpHeaders,
     private readonly limits: StreamLimits,
     private readonly beforeEnd: BeforeEnd | undefined,
@@ -165,7 +167,7 @@ class ResponseStream {
     if (length === undefined) this.limitLifetime();
     this.reply.hijack();
     if (length !== undefined) this.headers['content-length'] = length;
-    this.res.writeHead(200, this.headers);
+    this.res.writeHead(this.status, this.headers);
     if (this.request.method === 'HEAD') {
       // Headers are all a HEAD asks for: stop the query rather than stream a body nobody gets.
       const kept = this.beforeEnd?.(0);

@@ -80,6 +80,16 @@ function dataAnswers(): Record<string, unknown> {
   };
 }
 
+/** A GET of the SQLite file with `Range`: a part of it (416 past its end is among the errors). */
+const partialAnswer = {
+  '206': {
+    description:
+      'A `Range: bytes=…` of the `sqlite` file (one range; `If-Range` with its strong `ETag`). See [Byte ranges](/docs#byte-ranges-of-the-sqlite-file).',
+    headers: { 'Content-Range': text('`bytes FIRST-LAST/SIZE`.'), ETag: dataHeaders.ETag },
+    content: { 'application/vnd.sqlite3': { schema: { type: 'string', contentMediaType: 'application/vnd.sqlite3' } } },
+  },
+};
+
 const savedNameParam: Parameter = {
   name: 'name',
   in: 'path',
@@ -139,7 +149,7 @@ export function dataPaths(scope: Scope, config: Config): Record<string, unknown>
         summary: 'Run an SQL query on the scraper, or download its database',
         description: "A download: recorded and rate-limited. See [Query a scraper's data](/docs#query-a-scrapers-data).",
         parameters: dataParams(config, scope.queryExamples),
-        responses: dataAnswers(),
+        responses: { ...dataAnswers(), ...partialAnswer },
       },
       post: {
         ...common,

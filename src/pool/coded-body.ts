@@ -60,9 +60,12 @@ export function queryBody(pool: QueryPool, job: QueryJob, key: string, coding: C
   };
 }
 
-/** A whole file's body (the `sqlite` format's download), compressed as it is read if `coding` asks. */
-export function fileBody(file: string, coding: ContentCoding): CodedBody {
-  const source = createReadStream(file);
+/**
+ * A file's body (the `sqlite` format's download), compressed as it is read if `coding` asks: the
+ * whole file, or its bytes from `range.start` to `range.end` (included), never compressed.
+ */
+export function fileBody(file: string, coding: ContentCoding, range?: { start: number; end: number }): CodedBody {
+  const source = createReadStream(file, range);
   const compressor = compressorFor(coding);
   let read = 0;
   if (compressor) {

@@ -48,6 +48,11 @@ export const requestErrorDocs: ErrorDocs<typeof requestErrors> = {
     when: "a query's JSON body is not UTF-8 JSON, not an object, or has a `key`, `query` or `callback` that is not a string",
   },
   bodyIncomplete: { example: [], area: 'query', when: 'the client closed its side before the end of the body it announced' },
+  rangeNotSatisfiable: {
+    example: [1048576],
+    area: 'query',
+    when: "a `Range` on a data version's SQLite file (`data.sqlite`) that starts at or past its end, or a suffix of 0 bytes; answered with `Content-Range: bytes */N` ([Byte ranges](#byte-ranges-of-the-sqlite-file))",
+  },
   clientClosed: {
     example: [],
     area: 'query',
