@@ -202,7 +202,7 @@ export const limitDocs: LimitDoc[] = [
     setWith: flag('sessionLifetimeMs'),
   },
   {
-    what: "A form body of the site's pages (sign-up, log in, keys, password, a scraper's settings); beyond, 413",
+    what: "A form body of the site's pages (sign-up, log in, keys, password, a scraper's settings, a saved query's form); beyond, 413",
     value: () => `${count(maxFormBytes / 1024)} KB`,
     setWith: '—',
   },

@@ -133,6 +133,23 @@ function download(r: Random, visitor: FuzzVisitor, scraper: string): WebRequest 
   return request;
 }
 
+/** The owner's forms for saved queries (one name the run saves, edits and deletes, or a hostile one), and another's edit page. */
+function savedQueryForms(r: Random, visitor: FuzzVisitor, scraper: string): [number, () => WebRequest][] {
+  const name = () => (r.chance(0.5) ? 'fuzzed' : encoded(r, hostile(r)));
+  const fields = () => ({
+    title: hostile(r),
+    description: hostile(r),
+    sql: r.chance(0.5) ? 'select :a as a' : hostile(r),
+    private: hostile(r),
+  });
+  return [
+    [1, () => post(r, visitor, `/${visitor.scraper}/queries`, { name: r.chance(0.5) ? 'fuzzed' : hostile(r), ...fields() })],
+    [1, () => get(r, visitor, `/${scraper}/queries/${name()}/edit`)],
+    [1, () => post(r, visitor, `/${visitor.scraper}/queries/${name()}/edit`, fields())],
+    [1, () => post(r, visitor, `/${visitor.scraper}/queries/${name()}/delete`, { confirm: r.pick(['1', hostile(r)]) })],
+  ];
+}
+
 /** One request to a page or a form, with hostile values in its parameters or fields. */
 export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly string[]): WebRequest {
   const scraper = r.pick([...scrapers, visitor.scraper]);
@@ -164,6 +181,7 @@ export function webRequest(r: Random, visitor: FuzzVisitor, scrapers: readonly s
     [1, () => get(r, visitor, `/${scraper.split('/')[0]}?${q('q')}`)],
     [1, () => get(r, visitor, `/?${q('q')}`)],
     [2, () => get(r, visitor, `/docs?${[q('scraper'), q('format'), q('callback'), q('sql')].filter(() => r.chance(0.7)).join('&')}`)],
+    ...savedQueryForms(r, visitor, scraper),
     [
       2,
       () =>
