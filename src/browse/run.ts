@@ -45,6 +45,18 @@ export async function runStatement(
   laneKey: string,
   options: RunOptions = {},
 ): Promise<Cell[][] | undefined> {
+  const json = await runJson(pool, scraper, statement, laneKey, options);
+  return json === undefined ? undefined : readCells(json, names);
+}
+
+/** The statement's answer as the json format writes it, at most maxAnswerMb; undefined if the deadline came first. */
+export async function runJson(
+  pool: QueryPool,
+  scraper: Scraper,
+  statement: Statement,
+  laneKey: string,
+  options: RunOptions = {},
+): Promise<string | undefined> {
   const sql = checkSql(statement.sql, maxStatementChars);
   const run = pool.run(
     { scraperId: scraper.id, file: scraper.data.file, sql, params: statement.params, format: 'json', options: {} },
@@ -81,5 +93,5 @@ export async function runStatement(
     if (!run.readableEnded) run.destroy();
   }
   if (outOfTime) return undefined;
-  return readCells(Buffer.concat(chunks).toString('utf8'), names);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import type { QueryPool } from '../pool/pool.js';
 import { namedPrefix, type NamedValues } from '../sql/named-params.js';
-import { sqlTokens } from '../sql/tokens.js';
+import { sliceOf } from '../sql/query-slice.js';
 import type { Scraper } from '../store/types.js';
 import { formatParamNames, versionParamName } from '../formats/index.js';
 import { publicOrigin } from './public-origin.js';
@@ -53,24 +53,6 @@ export function queryPageOf(
   if (token.position.kind !== 'offset') throw errors.pageTokenInvalid([]);
   if (token.version !== scraper.data.version) throw errors.pageTokenStale([]);
   return { size, offset: token.position.offset, values };
-}
-
-/** The query without a `;` that ends it (comments after it may stay: the wrapping starts a new line). */
-function withoutFinalSemicolon(sql: string): string {
-  const count = (text: string) => [...sqlTokens(text)].length;
-  const tokens = [...sqlTokens(sql)];
-  if (tokens.at(-1)?.text !== ';') return sql;
-  const total = tokens.length;
-  // The last `;` outside a comment: the one before which one token fewer remains.
-  for (let i = sql.lastIndexOf(';'); i >= 0; i = sql.lastIndexOf(';', i - 1)) {
-    if (count(sql.slice(0, i)) === total - 1) return sql.slice(0, i);
-  }
-  return sql;
-}
-
-/** The query's rows `from` to `from + limit`, in its own order; the line breaks end a trailing `--` comment. */
-function sliceOf(sql: string, limit: number, from: number, columns = '*'): string {
-  return `select ${columns} from (\n${withoutFinalSemicolon(sql)}\n) limit ${limit} offset ${from}`;
 }
 
 /** The SQL of a page: the checked query, cut to the page. */

@@ -6,10 +6,7 @@ import { errors, SiphonError } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { Scraper, Store, TableInfo } from '../../store/types.js';
-import type { SafeHtml } from '../../views/html.js';
 import type { Visitor } from '../../views/layout.js';
-import { messagePage } from '../../views/message-page.js';
-import { notFoundPage } from '../../views/not-found-page.js';
 import { rowPage } from '../../views/row-page.js';
 import { formParams } from '../../views/table-controls.js';
 import { tablePage } from '../../views/table-page.js';
@@ -20,10 +17,8 @@ import { publicOrigin } from '../public-origin.js';
 import { paramPairs } from '../../utils/query-string.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
-import { signedIn, visitorOf } from '../web-session.js';
-import { currentDataHref, pinVersion } from '../pinned-version.js';
-import { findScraperFor } from './params.js';
 import { rowIdPattern } from '../table-twins.js';
+import { pageAdmission, pageLane, refusePage } from '../page-admission.js';
 
 interface TableRoute {
   Params: { owner: string; scraper: string; table: string };
@@ -67,15 +62,9 @@ export function tablePageRoutes(
   app: FastifyInstance,
   deps: { config: Config; store: Store; pagesPool: QueryPool; pagesLimiter?: RateLimiter },
 ): void {
-  const { config, store, pagesPool, pagesLimiter } = deps;
+  const { config, pagesPool } = deps;
 
-  /** The visitor's address's lane, in the pool's fair queue and the page budget. */
-  const lane = (request: FastifyRequest) => `page:${request.ip}`;
-
-  /** Answers a failure as a page for people, with the error's status and code. */
-  function refuse(reply: FastifyReply, error: SiphonError, visitor: Visitor | undefined, title: string, more?: SafeHtml): void {
-    sendPage(reply, error.status, messagePage(title, error.message, visitor, more), error);
-  }
+  const admitScraper = pageAdmission(deps);
 
   /** A view the address states wrongly: a 400 page naming what, or for a page token, a link to the view's first page. */
   function refuseView(
@@ -88,64 +77,26 @@ export function tablePageRoutes(
   ): void {
     if (tokenCodes.has(error.code)) {
       const more = html`<p><a href="${firstPageOf(scraper, table, pairs)}">The first page of the current data</a></p>`;
-      return refuse(reply, error, visitor, 'This page is out of date', more);
+      return refusePage(reply, error, visitor, 'This page is out of date', more);
     }
     const more = html`<p><a href="${tablePath(scraper.owner.name, scraper.name, table.name)}">The table ${table.name}</a></p>`;
-    refuse(reply, error, visitor, 'This view cannot be shown', more);
+    refusePage(reply, error, visitor, 'This view cannot be shown', more);
   }
 
-  /** The scraper at the data version the address names (`version=`), or a 400 page, or a 410 page linking to the current data. */
-  async function pinnedVersion(request: FastifyRequest, reply: FastifyReply, visitor: Visitor | undefined, scraper: Scraper) {
-    const version = paramPairs(request.url).find(([name]) => name === 'version')?.[1];
-    try {
-      return await pinVersion(store, scraper, version, request.url);
-    } catch (err) {
-      const more = html`<p><a href="${currentDataHref(request.url)}">The same page with the current data</a></p>`;
-      const error = asSiphonError(err, reply);
-      refuse(reply, error, visitor, error.status === 410 ? 'This version of the data is not kept' : 'No such version', more);
-      return undefined;
-    }
-  }
-
-  /** The scraper and table of a page's path, or a 404 page (also for a private scraper of someone else). */
-  async function findTable(
-    request: FastifyRequest<TableRoute>,
-    reply: FastifyReply,
-    visitor: Visitor | undefined,
-  ): Promise<{ scraper: Scraper; table: TableInfo } | undefined> {
-    const { owner, scraper: name } = request.params;
-    const found = await findScraperFor(store, signedIn(request)?.id, owner, name).catch(() => undefined);
-    if (!found) {
-      sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
-      return undefined;
-    }
-    const scraper = await pinnedVersion(request, reply, visitor, found);
-    if (!scraper) return undefined;
+  /** The first steps of both pages (page-admission.ts), then the table of the path (a 404 page); none once refused. */
+  async function admitPage(request: FastifyRequest<TableRoute>, reply: FastifyReply) {
+    const admitted = await admitScraper(request, reply);
+    if (!admitted) return undefined;
+    const { visitor, scraper } = admitted;
     const tableName = tableNameOf(request.params.table);
     const table = scraper.data.tables.find((t) => t.name === tableName);
     if (!table) {
-      const error = errors.tableNotFound(tableName);
+      const { owner, scraper: name } = request.params;
       const back = html`<p><a href="${`/${encodeURIComponent(owner)}/${encodeURIComponent(name)}#tables`}">The scraper's tables</a></p>`;
-      refuse(reply, error, visitor, 'No such table', back);
+      refusePage(reply, errors.tableNotFound(tableName), visitor, 'No such table', back);
       return undefined;
     }
-    return { scraper, table };
-  }
-
-  /** Takes one page from the address's budget; false (and a 429 page) when it is spent. */
-  async function withinBudget(request: FastifyRequest, reply: FastifyReply, visitor: Visitor | undefined): Promise<boolean> {
-    const decision = pagesLimiter && (await pagesLimiter.take(lane(request)));
-    if (!decision || decision.allowed) return true;
-    refuse(reply, errors.pagesRateLimited(decision.limit, decision.resetSeconds), visitor, 'Too many pages');
-    return false;
-  }
-
-  /** The first steps of both pages: the visitor, the address's page budget (429), the scraper and the table (404); none once refused. */
-  async function admitPage(request: FastifyRequest<TableRoute>, reply: FastifyReply) {
-    const visitor = visitorOf(request, reply);
-    if (!(await withinBudget(request, reply, visitor))) return undefined;
-    const found = await findTable(request, reply, visitor);
-    return found && { visitor, ...found };
+    return { visitor, scraper, table };
   }
 
   app.get<TableRoute>('/:owner/:scraper/tables/:table', async (request, reply) => {
@@ -164,11 +115,11 @@ export function tablePageRoutes(
     if (submitted) return reply.redirect(viewHref(scraper, table, view), 303);
     const client = whileClientWaits(reply);
     try {
-      const page = await browseTable(pagesPool, scraper, table, view, lane(request), client.signal, { maxCellChars: pageCellChars });
+      const page = await browseTable(pagesPool, scraper, table, view, pageLane(request), client.signal, { maxCellChars: pageCellChars });
       if (page.next) void reply.header('link', `<${viewHref(scraper, table, { ...view, next: page.next })}>; rel="next"`);
       sendPage(reply, 200, tablePage({ scraper, table, view, page, maxCellChars: pageCellChars, visitor }));
     } catch (err) {
-      refuse(reply, asSiphonError(err, reply), visitor, 'This page cannot be shown now');
+      refusePage(reply, asSiphonError(err, reply), visitor, 'This page cannot be shown now');
     } finally {
       client.done();
     }
@@ -181,15 +132,15 @@ export function tablePageRoutes(
     const { rowid } = request.params;
     const client = whileClientWaits(reply);
     try {
-      const row = rowIdPattern.test(rowid) ? await fetchRow(pagesPool, scraper, table, rowid, lane(request), client.signal) : undefined;
+      const row = rowIdPattern.test(rowid) ? await fetchRow(pagesPool, scraper, table, rowid, pageLane(request), client.signal) : undefined;
       if (!row) {
         const back = html`<p><a href="${tablePath(scraper.owner.name, scraper.name, table.name)}">The table ${table.name}</a></p>`;
-        return refuse(reply, errors.rowNotFound(table.name, rowid), visitor, 'No such row', back);
+        return refusePage(reply, errors.rowNotFound(table.name, rowid), visitor, 'No such row', back);
       }
       const origin = publicOrigin(request, config) ?? '';
       sendPage(reply, 200, rowPage({ scraper, table, rowid, row, origin, visitor }));
     } catch (err) {
-      refuse(reply, asSiphonError(err, reply), visitor, 'This row cannot be shown now');
+      refusePage(reply, asSiphonError(err, reply), visitor, 'This row cannot be shown now');
     } finally {
       client.done();
     }
