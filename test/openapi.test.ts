@@ -49,6 +49,7 @@ describe("the service's document and its routes", () => {
     '/:owner/:scraper',
     '/:owner/:scraper/tables/:table',
     '/:owner/:scraper/tables/:table/:rowid',
+    '/:owner/:scraper/queries/:name',
     '/docs',
     '/documentation/api',
     '/signup',

@@ -38,3 +38,23 @@ export function cutCell(cell: Cell, maxChars: number): Cell {
   const chars = [...cell.text];
   return chars.length <= maxChars ? cell : { kind: 'text', text: chars.slice(0, maxChars).join(''), cut: true };
 }
+
+/**
+ * The column names of a json answer, read from its first row's keys in the order the query process
+ * wrote them (the query's order; a parsed object puts names like "2" first), each once. Its values
+ * are flat (numbers, strings, null), so a key is a string at the start of the row or after a `,`.
+ */
+export function answerColumns(json: string): string[] {
+  const names = new Set<string>();
+  let atKey = true;
+  for (let i = json.indexOf('{') + 1; i > 0 && i < json.length && json[i] !== '}'; i++) {
+    if (json[i] === ',') atKey = true;
+    if (json[i] !== '"') continue;
+    let end = i + 1;
+    while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+    if (atKey) names.add(JSON.parse(json.slice(i, end + 1)) as string);
+    atKey = false;
+    i = end;
+  }
+  return [...names];
+}

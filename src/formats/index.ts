@@ -82,6 +82,8 @@ function rowFormat<O>(format: RowFormat<O>): RowFormat {
 }
 
 export const formatNames: readonly string[] = list.map((f) => f.name);
+/** The formats of rows, which any query is served in (a saved query's data URLs); not a whole file's. */
+export const rowFormatNames: readonly string[] = list.flatMap((f) => (f.kind === 'rows' ? [f.name] : []));
 
 /** Every name a call is recorded under (downloadName): the formats', and their scripts' (`jsonp`). */
 export const downloadNames: readonly string[] = [

@@ -1,5 +1,5 @@
 import { errors } from '../errors.js';
-import { formatNames, type Format } from '../formats/index.js';
+import { rowFormatNames, type Format } from '../formats/index.js';
 import { namedParamNames, namedPrefix } from '../sql/named-params.js';
 import type { SavedQueryStore } from '../store/types.js';
 import type { Params } from '../utils/query-string.js';
@@ -16,9 +16,6 @@ export interface CallQuery {
 export function requestQuery(params: Params, format: Format | undefined): CallQuery {
   return { sql: format?.kind === 'file' ? null : (singleParam(params.query) ?? null), given: params };
 }
-
-/** The row formats, which a saved query is served in. */
-const rowFormatNames = formatNames.filter((name) => name !== 'sqlite');
 
 /**
  * A saved query's (`/<owner>/<scraper>/queries/<name>.<format>`): its SQL, whatever `query` says,

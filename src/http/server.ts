@@ -30,6 +30,7 @@ import { publishRoutes } from './routes/publish.js';
 import { scraperInfoRoutes } from './routes/scraper-info.js';
 import { tableDataRoutes } from './routes/table-data.js';
 import { tablePageRoutes } from './routes/table-pages.js';
+import { savedQueryPageRoutes } from './routes/saved-query-page.js';
 import { sendError } from './send-error.js';
 import { webScope } from './web-session.js';
 import { catalogWithImportLimits } from '../scrapers/limited-catalog.js';
@@ -148,6 +149,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   webScope(app, { config, store: deps.store, limits }, (scope) => {
     pageRoutes(scope, deps);
     tablePageRoutes(scope, deps);
+    savedQueryPageRoutes(scope, deps);
     accountRoutes(scope, { config, store: deps.store, catalog });
     ownerScraperRoutes(scope, { ...routeDeps, catalog });
     savedQueryFormRoutes(scope, { config, store: deps.store, catalog });

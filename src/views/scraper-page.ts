@@ -1,11 +1,12 @@
 import type { TablePreview } from '../previews/table-previews.js';
-import type { DataVersion, DayCount, DownloadStats, Scraper } from '../store/types.js';
+import type { DataVersion, DayCount, DownloadStats, SavedQuery, Scraper } from '../store/types.js';
 import { databaseDownloadButton, downloadsHint } from './download-buttons.js';
 import { downloadsChart } from './downloads-chart.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
 import { ownerToolsSection, type OwnerTools } from './owner-tools.js';
 import { queryBuilder, type BuilderModel } from './query-builder.js';
+import { savedQueriesSection } from './saved-query-list.js';
 import { tableSection } from './table-section.js';
 import { keptVersionsSection } from './version-links.js';
 import { count, humanSize, ownerPath, plural, scraperPath, timeElement } from './text.js';
@@ -17,6 +18,8 @@ export interface ScraperPageModel {
   previews: TablePreview[];
   /** Its kept data versions, newest first. */
   versions: DataVersion[];
+  /** Its saved queries the visitor may see, by name. */
+  queries: SavedQuery[];
   builder: BuilderModel;
   visitor?: Visitor;
   /** For the scraper's owner only. */
@@ -63,6 +66,7 @@ ${databaseDownloadButton(scraper)}
 ${downloadsHint(model.visitor !== undefined)}
 ${tables.length === 0 ? html`<p class="empty">This scraper has no tables yet.</p>` : tables.map((t, i) => tableSection(scraper, t, model.previews[i]!, i))}
 </section>
+${savedQueriesSection(scraper, model.queries, model.ownerTools !== undefined)}
 ${keptVersionsSection(scraper, model.versions)}
 <section class="api" aria-labelledby="api">
 <h2 id="api">Use the API</h2>

@@ -41,6 +41,11 @@ export function scraperPath(owner: string, name: string): string {
   return `/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
 }
 
+/** A saved query's page, `/{owner}/{scraper}/queries/{name}`; with `.json` (any row format's extension), its data URL. */
+export function savedQueryPath(owner: string, scraper: string, name: string, extension = ''): string {
+  return `${scraperPath(owner, scraper)}/queries/${encodeURIComponent(name)}${extension}`;
+}
+
 /** A table's row count as counted at publish: `312 rows`, or `more than 10,000 rows` for a view counted only so far. */
 export function tableRows(table: { rows: number; rowsCapped?: true }): string {
   return table.rowsCapped ? `more than ${plural(table.rows, 'row')}` : plural(table.rows, 'row');

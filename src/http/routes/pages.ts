@@ -120,14 +120,15 @@ export function pageRoutes(app: FastifyInstance, deps: { config: Config; store: 
     // A visitor who leaves stops the previews' computation, unless another visitor waits for it too.
     const client = whileClientWaits(reply);
     try {
-      const [downloads, perDay, tablePreviews, versions] = await Promise.all([
+      const [downloads, perDay, tablePreviews, versions, queries] = await Promise.all([
         store.downloadStats(scraper.id),
         store.downloadsPerDay(scraper.id, chartDays),
         previews.get(scraper, client.signal),
         store.listVersions(scraper.id),
+        store.listQueries(scraper.id, ownerTools !== undefined),
       ]);
       const builder = { ...builderModel(request, reply, config, scraper), saveToken: ownerTools?.csrfToken };
-      const model = { scraper, downloads, perDay, previews: tablePreviews, versions, builder, visitor, ownerTools };
+      const model = { scraper, downloads, perDay, previews: tablePreviews, versions, queries, builder, visitor, ownerTools };
       sendBuilderPage(reply, builder, scraperPage(model));
     } finally {
       client.done();

@@ -22,7 +22,7 @@ export const pagesErrorDocs: ErrorDocs<typeof pageErrors> = {
   viewTooLarge: {
     example: [32],
     area: 'query',
-    when: "a table page's or row page's rows hold more than can be sent in one answer",
+    when: "a table page's, row page's or saved query page's rows hold more than can be sent in one answer",
   },
   pageTokenInvalid: {
     example: [[]],
