@@ -24,7 +24,7 @@ export function savedQueriesSection(scraper: Scraper, queries: readonly SavedQue
 <h2 id="queries">Saved queries</h2>
 ${
   queries.length === 0
-    ? html`<p class="hint">None yet: save one with <code>bin/siphon query save</code> (<a href="/docs#saved-queries">how</a>).</p>`
+    ? html`<p class="hint">None yet: save one with <strong>Save this query</strong> in the query builder below, or with <code>bin/siphon query save</code>.</p>`
     : html`<ul class="saved-query-list">
 ${queries.map((q) => savedQueryItem(scraper, q))}</ul>`
 }
