@@ -112,7 +112,7 @@ test('what may be saved: a slug, bounded title and description, SQL within the l
   assert.ok(await save({ sql: `select '${'s'.repeat(maxQueryChars - 9)}'` }));
   await assert.rejects(save({ sql: `select '${'s'.repeat(maxQueryChars - 8)}'` }), refusal('SIPHON_ERR_QUERY_TOO_LONG'));
   await assert.rejects(save({ sql: 'delete from t' }), refusal('SIPHON_ERR_QUERY_NOT_READ'));
-  for (const name of ['key', 'callback', 'dl', 'page_size', 'next', 'excel', 'query']) {
+  for (const name of ['key', 'callback', 'dl', 'page_size', 'next', 'excel', 'query', 'version']) {
     await assert.rejects(save({ sql: `select :${name}` }), refusal('SIPHON_ERR_SAVED_QUERY_PARAM_RESERVED'), name);
   }
   // The title defaults to the name.

@@ -39,12 +39,12 @@ export const dataHeaders = {
 const mediaType = (contentType: string) => contentType.split(';')[0]!.trim();
 
 /** What each format's body is, by its media type: JSON rows as objects, everything else as text or bytes. */
-function formatContent(): Record<string, unknown> {
+function formatContent(names: readonly string[]): Record<string, unknown> {
   const described = referenceTable('Formats');
   const content: Record<string, unknown> = {};
   const add = (type: string, schema: JsonSchema, body: string | undefined) =>
     (content[mediaType(type)] = { schema: body === undefined ? schema : { ...schema, description: body } });
-  for (const name of formatNames) {
+  for (const name of names) {
     const format = findFormat(name)!;
     const body = described.get(name)?.[1];
     if (format.kind === 'file') add(format.contentType, { type: 'string', contentMediaType: mediaType(format.contentType) }, body);
@@ -65,18 +65,22 @@ const formatParam: Parameter = {
   schema: { type: 'string', enum: [...formatNames] },
 };
 
-function dataAnswers(): Record<string, unknown> {
+/** A data call's answers in `formats` (every one by default), its refusals those of the data API unless given (as references). */
+export function dataAnswers(
+  formats: readonly string[] = formatNames,
+  refusals = errorResponses({ areas: ['query'] }),
+): Record<string, unknown> {
   return {
     '200': {
       description: "The query's rows (or the database file) in the format asked for.",
       headers: dataHeaders,
-      content: formatContent(),
+      content: formatContent(formats),
     },
     '304': {
       description: '`If-None-Match` (or `If-Modified-Since`) names the current answer (GET and HEAD only).',
       headers: { ETag: dataHeaders.ETag },
     },
-    ...errorResponses({ areas: ['query'] }),
+    ...refusals,
   };
 }
 
@@ -89,53 +93,6 @@ const partialAnswer = {
     content: { 'application/vnd.sqlite3': { schema: { type: 'string', contentMediaType: 'application/vnd.sqlite3' } } },
   },
 };
-
-const savedNameParam: Parameter = {
-  name: 'name',
-  in: 'path',
-  required: true,
-  description: "The saved query's name.",
-  schema: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,63}$' },
-};
-
-/** A saved query's values: each by its bare name, as many as its SQL names. */
-const savedValuesParam: Parameter = {
-  name: 'values',
-  in: 'query',
-  description:
-    "Not a parameter itself: each member is one, named as the saved query's SQL names it without its colon (`town=Leura` for `:town`).",
-  style: 'form',
-  explode: true,
-  schema: { type: 'object', additionalProperties: { type: 'string' } },
-};
-
-/** A saved query's data URLs: the data API's call, its SQL the saved one's (`query` is ignored). */
-function savedQueryPath(scope: Scope, config: Config): Record<string, unknown> {
-  const common = { tags: ['data'], security: keyed, responses: dataAnswers() };
-  const parameters = [...dataParams(config).filter((p) => p.name !== 'query'), savedValuesParam];
-  return {
-    [`${scope.prefix}/queries/{name}.{format}`]: {
-      parameters: [...scope.params, savedNameParam, formatParam],
-      get: {
-        ...common,
-        operationId: 'savedQuery',
-        summary: "Run a query the scraper's owner saved, with its parameters by name",
-        description: 'A download, as `data.{format}` is; `sqlite` is not a format of it. See [Saved queries](/docs#saved-queries).',
-        parameters,
-      },
-      post: {
-        ...common,
-        operationId: 'savedQueryByPost',
-        summary: 'The same call with its parameters in the body',
-        description: 'Never answered `304`. See [Saved queries](/docs#saved-queries).',
-        parameters,
-        requestBody: {
-          content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } },
-        },
-      },
-    },
-  };
-}
 
 /** `data.{format}` in GET and POST, and `data.sqlite` in PUT (publishing). */
 export function dataPaths(scope: Scope, config: Config): Record<string, unknown> {
@@ -188,7 +145,6 @@ export function dataPaths(scope: Scope, config: Config): Record<string, unknown>
         },
       },
     },
-    ...savedQueryPath(scope, config),
     [`${scope.prefix}.json`]: {
       parameters: scope.params,
       get: {

@@ -2,6 +2,7 @@ import { siphonVersion } from '../version.js';
 import type { Config } from '../config.js';
 import { dataPaths, type Scope } from './data-operations.js';
 import { errorResponses } from './errors.js';
+import { everySavedQueryPath } from './saved-query-operations.js';
 import { components } from './schemas.js';
 import { tableParam, tablePaths } from './table-operations.js';
 
@@ -67,6 +68,7 @@ export function serviceDocument(config: Config, origin: string | undefined): Ope
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { keyParam: [] }],
     paths: {
       ...dataPaths(everyScraper, config),
+      ...everySavedQueryPath(everyScraper, config),
       ...tablePaths(everyScraper, {
         segment: '{table}',
         params: [tableParam],

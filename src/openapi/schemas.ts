@@ -80,7 +80,15 @@ export function componentSchemas(): Record<string, JsonSchema> {
   };
 }
 
-/** The components of a document, with its own schemas (a scraper's rows) added. */
-export function components(own: Record<string, JsonSchema> = {}): Record<string, unknown> {
-  return { securitySchemes, schemas: { ...componentSchemas(), ...own }, responses: errorResponseComponents() };
+/** The components of a document, with its own schemas (a scraper's rows), responses and parameters (its saved queries') added. */
+export function components(
+  own: Record<string, JsonSchema> = {},
+  shared: { responses?: Record<string, unknown>; parameters?: Record<string, unknown> } = {},
+): Record<string, unknown> {
+  return {
+    securitySchemes,
+    schemas: { ...componentSchemas(), ...own },
+    responses: { ...errorResponseComponents(), ...shared.responses },
+    ...(shared.parameters ? { parameters: shared.parameters } : {}),
+  };
 }

@@ -1,17 +1,19 @@
 import type { Config } from '../config.js';
 import { quoteIdentifier } from '../shared/sql-names.js';
-import type { Scraper, TableInfo } from '../store/types.js';
+import type { SavedQuery, Scraper, TableInfo } from '../store/types.js';
 import { tablePath } from '../views/table-paths.js';
 import { rowSchema } from './column-schema.js';
 import { dataPaths, type Scope } from './data-operations.js';
 import { documentHead, scraperDocumentPath, type OpenApiDocument } from './document.js';
+import { savedQueryPaths } from './saved-query-operations.js';
 import { components } from './schemas.js';
 import { tablePaths } from './table-operations.js';
 
 /**
  * @module `GET /{owner}/{scraper}/openapi.json`: one scraper's API as OpenAPI 3.1, on its own paths,
- * each table's and view's rows a JSON Schema (column-schema.ts) and an example query per table. It
- * is made from the data version's description (taken at publish), so it changes with each version.
+ * each table's and view's rows a JSON Schema (column-schema.ts), an example query per table, and its
+ * public saved queries' operations. It is made from the data version's description (taken at
+ * publish) and the saved queries, so it changes with each version and each saved query's change.
  */
 
 /**
@@ -28,7 +30,13 @@ function slugsOf(tables: readonly TableInfo[]): string[] {
   });
 }
 
-export function scraperDocument(config: Config, scraper: Scraper, origin: string | undefined): OpenApiDocument {
+/** `queries`: those of its saved queries it documents, the public ones (private ones are their owner's, never in a document). */
+export function scraperDocument(
+  config: Config,
+  scraper: Scraper,
+  queries: readonly SavedQuery[],
+  origin: string | undefined,
+): OpenApiDocument {
   const owner = scraper.owner.name;
   const { tables } = scraper.data;
   const slugs = slugsOf(tables);
@@ -45,7 +53,8 @@ export function scraperDocument(config: Config, scraper: Scraper, origin: string
       ]),
     ),
   };
-  const paths: Record<string, unknown> = { ...dataPaths(scope, config), ...scraperDocumentPath(scope) };
+  const saved = savedQueryPaths(scope, config, queries);
+  const paths: Record<string, unknown> = { ...dataPaths(scope, config), ...saved.paths, ...scraperDocumentPath(scope) };
   tables.forEach((table, i) => {
     Object.assign(
       paths,
@@ -70,6 +79,6 @@ export function scraperDocument(config: Config, scraper: Scraper, origin: string
     ),
     security: [{ apiKeyHeader: [] }, { bearer: [] }, { keyParam: [] }],
     paths,
-    components: components(rows),
+    components: components(rows, saved.components),
   };
 }

@@ -1,8 +1,8 @@
 import { errors } from '../errors.js';
-import { formatParamNames } from '../formats/index.js';
+import { formatParamNames, versionParamName } from '../formats/index.js';
 import { maxDescriptionChars } from '../limits/web-forms.js';
 import { checkSql } from '../sql/check-sql.js';
-import { namedParamNames } from '../sql/named-params.js';
+import { maxNamedValues, namedParamNames } from '../sql/named-params.js';
 import type { SavedQueryFields } from '../store/types.js';
 
 /**
@@ -19,7 +19,7 @@ export const maxTitleChars = 200;
 const namePattern = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** The parameters a saved query's URLs already take, which its own parameters may not be named. */
-export const reservedParamNames: readonly string[] = ['key', 'query', 'api_key', ...formatParamNames];
+export const reservedParamNames: readonly string[] = ['key', 'query', 'api_key', versionParamName, ...formatParamNames];
 
 /** Text of at most `max` characters with no control character but, when `lines`, line breaks. */
 function isText(text: string, max: number, lines: boolean): boolean {
@@ -34,7 +34,7 @@ export function isSavedQueryName(name: string): boolean {
 /**
  * The query as it is stored: a slug for a name, a title (the name when empty) and description of
  * bounded plain text, SQL that passes the data API's checks within its length limit, and parameter
- * names that do not clash with the URLs' own. Throws the client's error for the first that fails.
+ * names that do not clash with the URLs' own, as many as one call may give. Throws the client's error for the first that fails.
  */
 export function checkSavedQuery(query: SavedQueryFields, maxQueryChars: number): SavedQueryFields {
   if (!isSavedQueryName(query.name)) throw errors.savedQueryNameInvalid(query.name);
@@ -42,7 +42,10 @@ export function checkSavedQuery(query: SavedQueryFields, maxQueryChars: number):
   if (!isText(title, maxTitleChars, false)) throw errors.savedQueryTextInvalid('title', maxTitleChars);
   if (!isText(query.description, maxDescriptionChars, true)) throw errors.savedQueryTextInvalid('description', maxDescriptionChars);
   const sql = checkSql(query.sql, maxQueryChars);
-  const clash = namedParamNames(sql).find((name) => reservedParamNames.includes(name));
+  const names = namedParamNames(sql);
+  const clash = names.find((name) => reservedParamNames.includes(name));
   if (clash !== undefined) throw errors.savedQueryParamReserved(clash, reservedParamNames);
+  // No call could give more values than this; each name is also a parameter in the scraper's OpenAPI document.
+  if (names.length > maxNamedValues) throw errors.paramsTooMany(maxNamedValues);
   return { ...query, title, sql };
 }

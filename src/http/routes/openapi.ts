@@ -3,8 +3,9 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { siphonVersion } from '../../version.js';
 import type { Config } from '../../config.js';
 import { serviceDocument } from '../../openapi/document.js';
+import { savedQueriesTag } from '../../openapi/saved-query-operations.js';
 import { scraperDocument } from '../../openapi/scraper-document.js';
-import type { AccountStore, Scraper, ScraperStore } from '../../store/types.js';
+import type { AccountStore, SavedQueryStore, Scraper, ScraperStore } from '../../store/types.js';
 import { paramPairs } from '../../utils/query-string.js';
 import { authenticate, sentKey } from '../authenticate.js';
 import { addValidators, isNotModified, sendNotModified } from '../conditional.js';
@@ -29,10 +30,12 @@ const documentHeaders: OutgoingHttpHeaders = {
  * GET /openapi.json and GET /:owner/:scraper/openapi.json: the API as OpenAPI 3.1 (src/openapi/).
  * A scraper's is found as the data API finds it: a private one for its owner's key only, else the
  * same 404 as an unknown scraper; a key sent is checked as a data call's is (401, 403), one not
- * sent is no error. Its `ETag` is its data version's and this server's (a new publish or an
- * upgrade changes it), and its public address.
+ * sent is no error. Its `ETag` is its data version's, its description's, its public saved queries',
+ * this server's (a new publish, a change of either or an upgrade changes it), and its public
+ * address. It has no `Last-Modified`: removing a saved query leaves no date to give, so
+ * `If-Modified-Since` would keep a stale copy.
  */
-export function openApiRoutes(app: FastifyInstance, deps: { config: Config; store: AccountStore & ScraperStore }): void {
+export function openApiRoutes(app: FastifyInstance, deps: { config: Config; store: AccountStore & ScraperStore & SavedQueryStore }): void {
   const { config, store } = deps;
   const version = siphonVersion();
 
@@ -60,9 +63,14 @@ export function openApiRoutes(app: FastifyInstance, deps: { config: Config; stor
         ...cors,
         'cache-control': scraper.isPrivate ? 'private, no-cache' : 'no-cache',
       };
-      addValidators(headers, scraper, { format: 'openapi.json', options: { origin: origin ?? null, version } }, 'identity');
+      // Private saved queries are their owner's, never in a document, whoever asks: it is the same for every caller.
+      const queries = await store.listQueries(scraper.id, false);
+      // The scraper's description is the document's too, and changes without a new data version.
+      const options = { origin: origin ?? null, version, description: scraper.description, queries: savedQueriesTag(queries) };
+      addValidators(headers, scraper, { format: 'openapi.json', options }, 'identity');
+      delete headers['last-modified'];
       if (isNotModified(request.headers, headers)) return sendNotModified(reply, headers);
-      return reply.headers(headers).send(JSON.stringify(scraperDocument(config, scraper, origin)));
+      return reply.headers(headers).send(JSON.stringify(scraperDocument(config, scraper, queries, origin)));
     } catch (err) {
       sendError(reply, err);
       return reply;

@@ -33,7 +33,7 @@ export const manageErrorDocs: ErrorDocs<typeof manageErrors> = {
   savedQueryParamReserved: {
     example: ['key', ['key', 'query']],
     area: 'manage',
-    when: "a saved query's SQL names a parameter its URLs already use (`:key`, `:query`, `:callback`, `:dl`, `:page_size`, `:next`, `:excel`)",
+    when: "a saved query's SQL names a parameter its URLs already use (`:key`, `:query`, `:version`, `:callback`, `:dl`, `:page_size`, `:next`, `:excel`)",
   },
   savedQueryExists: {
     example: ['alice/planning', 'by-suburb'],

@@ -32,7 +32,11 @@ export const queryErrorDocs: ErrorDocs<typeof queryErrors> = {
     area: 'query',
     when: 'the request gives a `:named` value the SQL does not use (a misspelt name), or any to `data.sqlite`',
   },
-  paramsTooMany: { example: [100], area: 'query', when: 'the request gives more than 100 `:named` values' },
+  paramsTooMany: {
+    example: [100],
+    area: 'query',
+    when: "the request gives more than 100 `:named` values, or a saved query's SQL names more than 100",
+  },
   paramsTooLong: {
     example: [100000],
     area: 'query',
