@@ -184,6 +184,29 @@ test('the scraper page lists its saved queries, private ones for the owner only,
   );
 });
 
+test('version= shows a kept data version, kept in the form and the data URLs; one not kept is a 410 page', async () => {
+  await server.catalog.publish(
+    'alice/towns',
+    makeDb(
+      server.dataDir,
+      'towns-2.sqlite',
+      "create table t (id integer primary key, town text, n integer); insert into t values (7, 'Leura', 3);",
+    ),
+  );
+  assert.deepEqual(rowsOf(await pageText(undefined, '/alice/towns/queries/by-town?town=Leura&min=0')), [['7', 'Leura']]);
+  const pinned = await pageText(undefined, '/alice/towns/queries/by-town?town=Leura&min=0&version=1');
+  assert.deepEqual(rowsOf(pinned), [
+    ['1', 'Leura'],
+    ['2', 'Leura'],
+  ]);
+  assert.match(pinned, /<input type="hidden" name="version" value="1">/);
+  assert.ok(pinned.includes('href="/alice/towns/queries/by-town.csv?town=Leura&amp;min=0&amp;version=1"'));
+  assert.ok(pinned.includes('href="/alice/towns/queries/by-town?town=Leura&amp;min=0">The same query on the current data'));
+  const gone = await page(undefined, '/alice/towns/queries/by-town?town=Leura&min=0&version=99');
+  await gone.text();
+  assert.equal(gone.status, 410);
+});
+
 test('markup in a title, a description and a parameter or column name is escaped on both pages', async () => {
   const escaped = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&#39;&amp;';
   for (const text of [await pageText(undefined, '/alice/towns/queries/marked?odd=1'), await pageText(undefined, '/alice/towns')]) {

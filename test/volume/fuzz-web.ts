@@ -133,7 +133,7 @@ function download(r: Random, visitor: FuzzVisitor, scraper: string): WebRequest 
   return request;
 }
 
-/** The owner's forms for saved queries (one name the run saves, edits and deletes, or a hostile one), and another's edit page. */
+/** The owner's forms for saved queries (one name the run saves, edits and deletes, or a hostile one), another's edit page, and the query's page. */
 function savedQueryForms(r: Random, visitor: FuzzVisitor, scraper: string): [number, () => WebRequest][] {
   const name = () => (r.chance(0.5) ? 'fuzzed' : encoded(r, hostile(r)));
   const fields = () => ({
@@ -145,6 +145,15 @@ function savedQueryForms(r: Random, visitor: FuzzVisitor, scraper: string): [num
   return [
     [1, () => post(r, visitor, `/${visitor.scraper}/queries`, { name: r.chance(0.5) ? 'fuzzed' : hostile(r), ...fields() })],
     [1, () => get(r, visitor, `/${scraper}/queries/${name()}/edit`)],
+    [
+      1,
+      () =>
+        get(
+          r,
+          visitor,
+          `/${scraper}/queries/${name()}?a=${encoded(r, hostile(r))}${r.chance(0.2) ? `&version=${encoded(r, hostile(r))}` : ''}`,
+        ),
+    ],
     [1, () => post(r, visitor, `/${visitor.scraper}/queries/${name()}/edit`, fields())],
     [1, () => post(r, visitor, `/${visitor.scraper}/queries/${name()}/delete`, { confirm: r.pick(['1', hostile(r)]) })],
   ];
