@@ -179,6 +179,14 @@ describe('the edit page', () => {
     assert.equal(query!.title, 'Leura and others');
     assert.equal(query!.sql, 'select id from t where town = :town');
     assert.equal(query!.isPrivate, false, 'an unticked box makes it public');
+    // The query's page links to this one for its owner only.
+    const link = '<a href="/alice/towns/queries/by-town/edit">Edit this query</a>';
+    assert.ok((await (await signedInAlice.get('/alice/towns/queries/by-town')).text()).includes(link));
+    for (const other of [signedInBob, new WebClient(server.base)]) {
+      const page = await other.get('/alice/towns/queries/by-town');
+      assert.equal(page.status, 200);
+      assert.doesNotMatch(await page.text(), /\/edit"|Edit this query/);
+    }
   });
 
   test('refuses what may not be saved with the form kept (400), and leaves the query as it was', async () => {

@@ -4,13 +4,10 @@ import type { SavedQueryFields, Scraper } from '../store/types.js';
 import { csrfField, formError } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
-import { scraperPath } from './text.js';
+import { savedQueryPath, scraperPath } from './text.js';
 
-/** Where a scraper's saved queries live: `…/queries` (POST saves a new one), `…/queries/{name}` its page. */
-export function savedQueriesPath(owner: string, scraper: string, name?: string): string {
-  const base = `${scraperPath(owner, scraper)}/queries`;
-  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
-}
+/** Where the builder's form saves a new query of the scraper. */
+const newQueryPath = (scraper: Scraper) => `${scraperPath(scraper.owner.name, scraper.name)}/queries`;
 
 /** The name field, new queries only: a slug, checked again by the server (saved-queries.ts). */
 function nameField(name: string, prefix: string): SafeHtml {
@@ -41,7 +38,7 @@ export function saveQueryForm(scraper: Scraper, csrfToken: string, sql: string):
   const draft: SavedQueryFields = { name: '', title: '', description: '', sql, isPrivate: false };
   return html`<details class="save-query">
 <summary>Save this query</summary>
-<form method="post" action="${savedQueriesPath(scraper.owner.name, scraper.name)}" class="save-query">
+<form method="post" action="${newQueryPath(scraper)}" class="save-query">
 ${csrfField(csrfToken)}
 <input type="hidden" name="sql" value="${sql}">
 <p class="hint">Saves the SQL above as it is, <code>:named</code> parameters included, as a page of this scraper that asks for their values.<span data-without-js> Press "Update the URL and examples" first: the SQL saved is the one last shown.</span></p>
@@ -82,8 +79,8 @@ ${csrfField(model.csrfToken)}
 export function savedQueryFormPage(model: SavedQueryFormPage): SafeHtml {
   const { scraper, draft, editing } = model;
   const fullName = `${scraper.owner.name}/${scraper.name}`;
-  const page = savedQueriesPath(scraper.owner.name, scraper.name, draft.name);
-  const action = editing ? `${page}/edit` : savedQueriesPath(scraper.owner.name, scraper.name);
+  const page = savedQueryPath(scraper.owner.name, scraper.name, draft.name);
+  const action = editing ? `${page}/edit` : newQueryPath(scraper);
   return layout({
     title: editing ? `Edit ${fullName}/queries/${draft.name}` : `Save a query of ${fullName}`,
     visitor: model.visitor,

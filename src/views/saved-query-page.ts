@@ -24,6 +24,8 @@ export interface SavedQueryPageModel {
   maxRows: number;
   maxCellChars: number;
   visitor?: Visitor;
+  /** The visitor owns the scraper: a link to the query's edit page (saved-query-forms.ts). */
+  own: boolean;
 }
 
 /** The address's own parameters, for the data URLs and the form: the values, then `version`. */
@@ -81,6 +83,7 @@ export function savedQueryPage(model: SavedQueryPageModel): SafeHtml {
     body: html`<p class="crumbs"><a href="${ownerPath(owner)}">${owner}</a> / <a href="${scraperPath(owner, scraper.name)}">${scraper.name}</a> / <a href="${scraperPath(owner, scraper.name)}#queries">saved query</a></p>
 <h1 class="query-title">${query.title}${query.isPrivate ? html` <span class="private-badge">private</span>` : ''}</h1>
 ${query.description ? html`<p class="lead description saved-description">${query.description}</p>` : ''}
+${model.own ? html`<p class="owner-links"><a href="${path}/edit">Edit this query</a> <span class="hint">(only you see this link)</span></p>` : ''}
 ${model.version === undefined ? '' : html`<p class="notice">Data version ${model.version}, as this address names it. <a href="${withParams(path, addressParams({ ...model, version: undefined }))}">The same query on the current data</a></p>`}
 <details class="query-sql" open><summary>SQL</summary>
 <pre><code>${query.sql}</code></pre>

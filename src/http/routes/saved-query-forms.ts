@@ -5,8 +5,8 @@ import type { Catalog } from '../../scrapers/catalog.js';
 import type { SavedQuery, SavedQueryFields, Scraper, Store } from '../../store/types.js';
 import { html } from '../../views/html.js';
 import { messagePage } from '../../views/message-page.js';
-import { savedQueriesPath, savedQueryFormPage, type SavedQueryFormPage } from '../../views/saved-query-forms.js';
-import { scraperPath } from '../../views/text.js';
+import { savedQueryFormPage, type SavedQueryFormPage } from '../../views/saved-query-forms.js';
+import { savedQueryPath, scraperPath } from '../../views/text.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
@@ -87,7 +87,7 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
       form = { scraper, draft, editing: false, at: 'save' };
       const saved = await catalog.saveQuery(fullName(scraper), draft, config.maxQueryChars, 'new');
       request.log.info({ scraper: fullName(scraper), query: saved.name }, 'query saved on the web');
-      return reply.redirect(savedQueriesPath(scraper.owner.name, scraper.name, saved.name), 303);
+      return reply.redirect(savedQueryPath(scraper.owner.name, scraper.name, saved.name), 303);
     } catch (err) {
       refuse(request, reply, err, form);
     }
@@ -113,7 +113,7 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
       form = { scraper, draft, editing: true, at: 'save' };
       const saved = await catalog.saveQuery(fullName(scraper), draft, config.maxQueryChars, 'existing');
       request.log.info({ scraper: fullName(scraper), query: saved.name }, 'saved query changed on the web');
-      return reply.redirect(savedQueriesPath(scraper.owner.name, scraper.name, saved.name), 303);
+      return reply.redirect(savedQueryPath(scraper.owner.name, scraper.name, saved.name), 303);
     } catch (err) {
       refuse(request, reply, err, form);
     }
@@ -121,7 +121,7 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
 
   app.post<QueryRoute>('/:owner/:scraper/queries/:name/delete', csrf, async (request, reply) => {
     const { owner, scraper: scraperName, name } = request.params;
-    if (!signedIn(request)) return toSignIn(reply, `${savedQueriesPath(owner, scraperName, name)}/edit`);
+    if (!signedIn(request)) return toSignIn(reply, `${savedQueryPath(owner, scraperName, name)}/edit`);
     let form: RefusedForm | undefined;
     try {
       const { scraper, query } = await ownQuery(request);

@@ -57,7 +57,8 @@ export function savedQueryPageRoutes(
       if (value !== undefined && value !== '') values[param] = value;
     }
     const version = pairs.find(([given]) => given === 'version')?.[1];
-    const model = { scraper, query, params, values, version, maxRows: pageRows, maxCellChars: pageCellChars, visitor };
+    const own = signedIn(request)?.id === scraper.owner.id;
+    const model = { scraper, query, params, values, version, maxRows: pageRows, maxCellChars: pageCellChars, visitor, own };
     const missing = params.filter((param) => values[param] === undefined);
     if (missing.length > 0) return sendPage(reply, 200, savedQueryPage({ ...model, outcome: { kind: 'missing', names: missing } }));
     const client = whileClientWaits(reply);
