@@ -146,6 +146,7 @@ describe('"Save this query" in the builder', () => {
     assert.equal(bob.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
     const hidden = await saveFromBuilder(signedInBob, fields, '/alice/hidden');
     assert.equal(hidden.headers.get('siphon-error-code'), 'SIPHON_ERR_SCRAPER_NOT_FOUND');
+    assert.doesNotMatch(await hidden.text(), /href="\/alice\/hidden"/, 'no link to a scraper bob may not see');
     const anonymous = await saveFromBuilder(new WebClient(server.base), fields, '/alice/towns', '/login');
     assert.equal(anonymous.status, 303);
     assert.equal(anonymous.headers.get('location'), `/login?next=${encodeURIComponent('/alice/towns#api')}`);

@@ -69,9 +69,10 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
     const visitor = visitorOf(request, reply)!;
     if (form === undefined || error.status === 404 || error.status >= 500) {
       const { owner, scraper } = request.params as ScraperRoute['Params'];
-      const back = html`<p><a href="${scraperPath(owner, scraper)}">Back to the scraper</a></p>`;
-      const title = error.status === 404 ? 'Not found' : 'Not saved';
-      return sendPage(reply, error.status, messagePage(title, error.message, visitor, back), error);
+      const notFound = error.status === 404;
+      // No way back to a scraper the visitor may not see.
+      const back = notFound ? undefined : html`<p><a href="${scraperPath(owner, scraper)}">Back to the scraper</a></p>`;
+      return sendPage(reply, error.status, messagePage(notFound ? 'Not found' : 'Not saved', error.message, visitor, back), error);
     }
     const { at, ...page } = form;
     const model = { ...page, visitor, csrfToken: visitor.csrfToken, error: { form: at, message: error.message } };
