@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
-import { maxTitleChars } from '../src/scrapers/saved-queries.js';
+import { maxSavedQueries, maxTitleChars } from '../src/scrapers/saved-queries.js';
 import { makeDb } from './helpers/fixture-db.js';
 import { startServer, type TestServer } from './helpers/server.js';
 import { WebClient } from './helpers/web-client.js';
@@ -239,4 +239,19 @@ describe('the edit page', () => {
     assert.equal(gone.status, 404);
     assert.equal((await signedInAlice.get(edit)).status, 404);
   });
+});
+
+test('a scraper with the most saved queries it may have is refused one more from the builder (409), shown at the form', async () => {
+  for (let i = 0; i < maxSavedQueries; i++) {
+    await server.catalog.saveQuery(
+      'alice/towns',
+      { name: `q${i}`, title: '', description: '', sql: 'select 1', isPrivate: false },
+      maxQueryChars,
+    );
+  }
+  const res = await saveFromBuilder(signedInAlice, { name: 'one-more', sql: 'select 1' });
+  assert.equal(res.status, 409);
+  assert.equal(res.headers.get('siphon-error-code'), 'SIPHON_ERR_SAVED_QUERIES_TOO_MANY');
+  assert.match(await res.text(), /id="save-error" role="alert">A scraper can have at most 100 saved queries/);
+  assert.equal((await saved()).length, maxSavedQueries);
 });
