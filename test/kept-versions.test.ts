@@ -94,6 +94,38 @@ test('a pinned link reads its version after two publishes, in every format and o
   assert.equal(await download.text(), `v\n${'1\n'.repeat(100)}`);
 });
 
+test("a pinned row page's links keep its version (the table, its JSON twin, its permanent link), as a pinned table page's links to its rows do", async () => {
+  // Versions 1 to 3 are kept (the first test published 2 and 3): row 50 of version 2 while 3 is current.
+  const pinned = await fetch(`${server.base}/alice/plants/tables/t/50?version=2`);
+  const html = await pinned.text();
+  assert.equal(pinned.status, 200, html);
+  const hrefs = [...html.matchAll(/href="(\/alice\/plants\/tables\/[^"]*)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+  assert.deepEqual(hrefs, [
+    '/alice/plants/tables/t/50.json?version=2',
+    '/alice/plants/tables/t?version=2',
+    '/alice/plants/tables/t/50?version=2',
+    '/alice/plants/tables/t/50.json?version=2',
+    '/alice/plants/tables/t?version=2',
+  ]);
+  assert.match(html, /it shows this row of data version 2, for as long as that version is kept/);
+  const twin = (await (await fetch(`${server.base}/alice/plants/tables/t/50.json?version=2&key=${key}`)).json()) as {
+    rows: { v: number }[];
+  };
+  assert.deepEqual(twin.rows, [{ v: 2 }]);
+  // Without version=, the current data's links, with none.
+  const current = await (await fetch(`${server.base}/alice/plants/tables/t/50`)).text();
+  assert.ok(!/href="[^"]*version=/.test(current));
+  assert.match(current, /it shows this row of the scraper&#39;s current data/);
+  // A pinned table page links each row to that row at its version; a row it lacks links back to the pinned table.
+  const table = await (await fetch(`${server.base}/alice/plants/tables/t?_size=5&version=2`)).text();
+  const rowLinks = [...table.matchAll(/href="(\/alice\/plants\/tables\/t\/\d+[^"]*)"/g)].map((m) => m[1]);
+  assert.ok(rowLinks.length >= 5);
+  for (const link of rowLinks) assert.match(link!, /^\/alice\/plants\/tables\/t\/\d+\?version=2$/);
+  const missing = await fetch(`${server.base}/alice/plants/tables/t/250?version=2`);
+  assert.equal(missing.status, 404);
+  assert.match(await missing.text(), /href="\/alice\/plants\/tables\/t\?version=2">The table t</);
+});
+
 test('the scraper page lists the kept versions, each table linking to its pinned view; a table page copies a pinned link', async () => {
   const page = await (await fetch(`${server.base}/alice/plants`)).text();
   const section = /<section class="versions"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';

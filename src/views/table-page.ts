@@ -6,7 +6,7 @@ import { facetList, type ViewHref } from './facet-list.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
 import { opLabels, tableControls } from './table-controls.js';
-import { rowPath, tablePath, viewHref } from './table-paths.js';
+import { atVersion, rowPath, tablePath, viewHref } from './table-paths.js';
 import { count, ownerPath, plural, scraperPath, tableRows } from './text.js';
 import { versionLine } from './version-links.js';
 import { firstPage, plainView, sortedBy, withoutFilter, withoutSearch } from './view-links.js';
@@ -53,7 +53,8 @@ function header(model: Linked, withRowLinks: boolean): SafeHtml {
 function rowsTable(model: Linked): SafeHtml {
   const { scraper, table, page, maxCellChars } = model;
   const withRowLinks = page.rows.some((r) => r.rowid !== null);
-  const rowHref = (rowid: string | null) => (rowid === null ? undefined : rowPath(scraper.owner.name, scraper.name, table.name, rowid));
+  const rowHref = (rowid: string | null) =>
+    rowid === null ? undefined : atVersion(rowPath(scraper.owner.name, scraper.name, table.name, rowid), model.view.version);
   return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Rows of ${table.name}">
 <table class="data browse">
 ${header(model, withRowLinks)}

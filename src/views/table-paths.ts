@@ -61,6 +61,11 @@ export function withParams(path: string, params: readonly (readonly [string, str
   return `${path}${path.includes('?') ? '&' : '?'}${query}`;
 }
 
+/** A page's or twin's path at the data version `version` names (`version=`), or as it is (the current data) without one. */
+export function atVersion(path: string, version: number | undefined): string {
+  return version === undefined ? path : withParams(path, [['version', String(version)]]);
+}
+
 /** The parameters a twin reads as its own, never as a filter: the API key, `dl` and csv's `excel`. */
 export const twinOwnParams: ReadonlySet<string> = new Set(['key', 'dl', 'excel']);
 

@@ -10,7 +10,7 @@ import type { Visitor } from '../../views/layout.js';
 import { rowPage } from '../../views/row-page.js';
 import { formParams } from '../../views/table-controls.js';
 import { tablePage } from '../../views/table-page.js';
-import { tableNameOf, tablePath, viewHref } from '../../views/table-paths.js';
+import { atVersion, tableNameOf, tablePath, viewHref } from '../../views/table-paths.js';
 import { html } from '../../views/html.js';
 import { whileClientWaits } from '../client-waits.js';
 import { publicOrigin } from '../public-origin.js';
@@ -130,15 +130,17 @@ export function tablePageRoutes(
     if (!admitted) return;
     const { visitor, scraper, table } = admitted;
     const { rowid } = request.params;
+    // Asked with a version (admission checked it), the page's links keep it: the pinned scraper's.
+    const version = paramPairs(request.url).some(([name]) => name === 'version') ? scraper.data.version : undefined;
     const client = whileClientWaits(reply);
     try {
       const row = rowIdPattern.test(rowid) ? await fetchRow(pagesPool, scraper, table, rowid, pageLane(request), client.signal) : undefined;
       if (!row) {
-        const back = html`<p><a href="${tablePath(scraper.owner.name, scraper.name, table.name)}">The table ${table.name}</a></p>`;
+        const back = html`<p><a href="${atVersion(tablePath(scraper.owner.name, scraper.name, table.name), version)}">The table ${table.name}</a></p>`;
         return refusePage(reply, errors.rowNotFound(table.name, rowid), visitor, 'No such row', back);
       }
       const origin = publicOrigin(request, config) ?? '';
-      sendPage(reply, 200, rowPage({ scraper, table, rowid, row, origin, visitor }));
+      sendPage(reply, 200, rowPage({ scraper, table, rowid, row, origin, visitor, version }));
     } catch (err) {
       refusePage(reply, asSiphonError(err, reply), visitor, 'This row cannot be shown now');
     } finally {
