@@ -70,6 +70,7 @@ describe("the service's document and its routes", () => {
     // The pages' download buttons: a signed-in visitor's, from this site's own pages only.
     '/:owner/:scraper/download.sqlite',
     '/:owner/:scraper/download/:table.:format',
+    '/:owner/:scraper/download/queries/:name.:format',
   ];
   /** HEAD follows every GET; OPTIONS is the CORS preflight; `data` without an extension only names the formats in its 404. */
   const notOperations = (route: string) =>

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
 import { makeDb } from './helpers/fixture-db.js';
-import { startServer, type TestServer } from './helpers/server.js';
+import { downloadsFrom, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { WebClient } from './helpers/web-client.js';
 
 let server: TestServer;
@@ -182,6 +182,36 @@ test('the scraper page lists its saved queries, private ones for the owner only,
     list(await pageText(owner, '/alice/towns')),
     /<a href="\/alice\/towns\/queries\/mine">Only mine<\/a> <span class="private-badge">private<\/span>/,
   );
+});
+
+test("its download buttons: every row with the page's values, as the visitor's download; a private one the owner's only", async () => {
+  const text = await pageText(owner, '/alice/towns/queries/by-town?town=Leura&min=0');
+  const csvPath = '/alice/towns/download/queries/by-town.csv?town=Leura&min=0';
+  assert.ok(text.includes(`href="${csvPath.replaceAll('&', '&amp;')}"`));
+  assert.ok(text.includes(`href="${csvPath.replaceAll('&', '&amp;')}&amp;excel=1"`));
+  assert.doesNotMatch(await pageText(owner, '/alice/towns/queries/by-town'), /download-buttons/, 'none while a value is missing');
+  const from = (await writtenDownloads(server)).length;
+  const res = await owner.get(csvPath);
+  assert.equal(await res.text(), 'id,town\n1,Leura\n2,Leura\n');
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-disposition') ?? '', /filename="alice-towns-by-town\.csv"/);
+  const json = await other.get('/alice/towns/download/queries/by-town.json?town=%27+or+1%3D1+--&min=0');
+  assert.deepEqual(await json.json(), [{ id: 4, town: "' or 1=1 --" }]);
+  const [mine, bobs] = await downloadsFrom(server, from, 2);
+  assert.deepEqual([mine?.status, bobs?.status], [200, 200]);
+  assert.notEqual(mine?.account_id, bobs?.account_id);
+  // Anonymous: to the log-in page, and back here after; a private query: the owner's only.
+  const anonymous = await fetch(`${server.base}${csvPath}`, { redirect: 'manual' });
+  assert.equal(anonymous.status, 303);
+  assert.equal(anonymous.headers.get('location'), `/login?next=${encodeURIComponent(csvPath)}`);
+  assert.match(await pageText(undefined, anonymous.headers.get('location')!), /Log in to download the file you asked for/);
+  const refused = await other.get('/alice/towns/download/queries/mine.csv');
+  assert.equal(refused.status, 404);
+  assert.equal(refused.headers.get('siphon-error-code'), 'SIPHON_ERR_SAVED_QUERY_NOT_FOUND');
+  assert.equal(await (await owner.get('/alice/towns/download/queries/mine.json')).text(), '[\n{"n":5}\n]');
+  const missing = await owner.get('/alice/towns/download/queries/by-town.csv?town=Leura');
+  assert.equal(missing.status, 400);
+  assert.equal(missing.headers.get('siphon-error-code'), 'SIPHON_ERR_PARAM_MISSING');
 });
 
 test('version= shows a kept data version, kept in the form and the data URLs; one not kept is a 410 page', async () => {

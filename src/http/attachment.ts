@@ -28,7 +28,7 @@ export function contentDisposition(name: string, fallbackOnly = false): string {
 /** `<owner>-<scraper>`, the start of every download's name. */
 const scraperPart = (scraper: Scraper) => `${scraper.owner.name}-${scraper.name}`;
 
-/** The file a table's data is saved as: `<owner>-<scraper>-<table>.<extension>`. */
+/** The file a table's data is saved as: `<owner>-<scraper>-<table>.<extension>` (a saved query's: its name for the table's). */
 export function tableFileName(scraper: Scraper, table: string, extension: string): string {
   return `${scraperPart(scraper)}-${table}.${extension}`;
 }

@@ -1,7 +1,7 @@
 import type { TableView } from '../browse/types.js';
 import type { Scraper, TableInfo } from '../store/types.js';
 import { html, type SafeHtml } from './html.js';
-import { databaseDownloadPath, downloadHref } from './table-paths.js';
+import { databaseDownloadPath, downloadHref, savedQueryDownloadPath, withParams } from './table-paths.js';
 import { humanSize } from './text.js';
 
 /**
@@ -20,6 +20,16 @@ export function tableDownloadButtons(scraper: Scraper, table: TableInfo, view: T
 ${button(downloadHref(scraper, table, view, 'csv'), 'CSV', `${what} as CSV`)}
 ${button(downloadHref(scraper, table, view, 'csv', true), 'CSV for Excel', `${what} as CSV that Excel opens right (UTF-8, formulas made inert)`)}
 ${button(downloadHref(scraper, table, view, 'json'), 'JSON', `${what} as JSON`)}</p>`;
+}
+
+/** CSV, CSV for Excel and JSON of every row of a saved query with the page's values (and `version`), by their bare names. */
+export function savedQueryDownloadButtons(scraper: Scraper, name: string, params: readonly (readonly [string, string])[]): SafeHtml {
+  const href = (format: 'csv' | 'json', excel = false) =>
+    withParams(savedQueryDownloadPath(scraper, name, format), excel ? [...params, ['excel', '1']] : params);
+  return html`<p class="download-buttons"><span class="download-label">Download every row:</span>
+${button(href('csv'), 'CSV', 'every row as CSV')}
+${button(href('csv', true), 'CSV for Excel', 'every row as CSV that Excel opens right (UTF-8, formulas made inert)')}
+${button(href('json'), 'JSON', 'every row as JSON')}</p>`;
 }
 
 /** The whole database as the SQLite file, with its size. */

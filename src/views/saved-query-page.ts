@@ -2,6 +2,7 @@ import type { QueryRows } from '../browse/query-rows.js';
 import { rowFormatNames } from '../formats/index.js';
 import type { SavedQuery, Scraper } from '../store/types.js';
 import { tableCell } from './cell-html.js';
+import { downloadsHint, savedQueryDownloadButtons } from './download-buttons.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, type Visitor } from './layout.js';
 import { withParams } from './table-paths.js';
@@ -90,6 +91,12 @@ ${model.version === undefined ? '' : html`<p class="notice">Data version ${model
 </details>
 ${parameterForm(model, path)}
 ${outcomeHtml(model)}
+${
+  model.outcome.kind === 'missing'
+    ? ''
+    : html`${savedQueryDownloadButtons(scraper, query.name, addressParams(model))}
+${downloadsHint(model.visitor !== undefined)}`
+}
 <p class="twins">Every row, for programs: ${rowFormatNames.map((f, i) => html`${i === 0 ? '' : ' · '}<a href="${data(f)}">${f.toUpperCase()}</a>`)}. API calls, with <a href="/docs#keys">a key</a>, counted as downloads (<a href="/docs#saved-queries">how</a>).</p>`,
   });
 }

@@ -94,9 +94,14 @@ export function databaseDownloadPath(scraper: Scraper): string {
   return `${scraperPath(scraper.owner.name, scraper.name)}/download.sqlite`;
 }
 
+/** A saved query's download button, `/{owner}/{scraper}/download/queries/{name}.{format}`. */
+export function savedQueryDownloadPath(scraper: Scraper, name: string, format: 'csv' | 'json'): string {
+  return `${scraperPath(scraper.owner.name, scraper.name)}/download/queries/${encodeURIComponent(name)}.${format}`;
+}
+
 /** Whether a path of this site is one of the download buttons' (a sign-in on the way to it says so). */
 export function isDownloadPath(path: string): boolean {
-  return /^\/[^/?]+\/[^/?]+\/download(?:\.sqlite|\/[^/?]+\.(?:csv|json))(?:\?|$)/.test(path);
+  return /^\/[^/?]+\/[^/?]+\/download(?:\.sqlite|\/(?:queries\/)?[^/?]+\.(?:csv|json))(?:\?|$)/.test(path);
 }
 
 /**

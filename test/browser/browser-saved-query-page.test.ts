@@ -66,8 +66,11 @@ describe('a saved query page in Chromium', { skip: browserSkip }, () => {
       'Application 191',
     ]);
     assert.equal(await page.getByLabel(':suburb').inputValue(), hostile);
-    const json = await page.getByRole('link', { name: 'JSON', exact: true }).getAttribute('href');
-    assert.equal(json, `/alice/planning/queries/costly-in-suburb.json?${new URLSearchParams({ suburb: hostile, min_cost: '19000' })}`);
+    const values = new URLSearchParams({ suburb: hostile, min_cost: '19000' });
+    const json = await page.locator('p.twins').getByRole('link', { name: 'JSON', exact: true }).getAttribute('href');
+    assert.equal(json, `/alice/planning/queries/costly-in-suburb.json?${values}`);
+    const button = await page.getByRole('link', { name: 'JSON', description: 'every row as JSON' }).getAttribute('href');
+    assert.equal(button, `/alice/planning/download/queries/costly-in-suburb.json?${values}`);
     await screenshot(t, page, 'saved-query-page-rows');
     assert.deepEqual(dialogs, []);
     assert.deepEqual(errors, []);

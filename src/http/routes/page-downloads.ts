@@ -9,20 +9,23 @@ import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
 import type { Catalog } from '../../scrapers/catalog.js';
 import type { Store } from '../../store/types.js';
-import { paramPairs } from '../../utils/query-string.js';
+import { paramPairs, type Params } from '../../utils/query-string.js';
 import { tableNameOf, twinOwnParams } from '../../views/table-paths.js';
 import { admitKey } from '../api-call.js';
 import { tableFileName } from '../attachment.js';
 import { corsHeaders } from '../cors.js';
 import { dataCalls } from '../data-call.js';
 import { publicOrigin } from '../public-origin.js';
+import { savedQuery } from '../query-source.js';
 import { loggedWhenDone } from '../request-log.js';
 import { sendError } from '../send-error.js';
 import { sitePath } from '../site-path.js';
 import { signedIn } from '../web-session.js';
 
 interface DownloadRoute {
-  Params: { owner: string; scraper: string; table?: string; format?: string };
+  /** `table` for a table's rows, `name` for a saved query's, neither for the database. */
+  Params: { owner: string; scraper: string; table?: string; name?: string; format?: string };
+  Querystring: Params;
 }
 
 /**
@@ -39,7 +42,8 @@ const ownSite = (request: FastifyRequest) => {
 /**
  * The pages' download buttons: `/{owner}/{scraper}/download.sqlite` (the whole database) and
  * `/{owner}/{scraper}/download/{table}.csv|.json` with a view's filters, search, sort and columns
- * (every row, not a page; `excel=1` for a CSV for Excel). Registered in the web scope: the signed-in
+ * (every row, not a page; `excel=1` for a CSV for Excel), and `/{owner}/{scraper}/download/queries/{name}.csv|.json`
+ * with a saved query's values. Registered in the web scope: the signed-in
  * visitor's session stands for their account here only, never on the data API. The call runs with
  * their pages key (http/pages-key.ts), so it is a download of theirs under that key's rate limit,
  * lane and bounds, and it goes through the data API's own steps (data-call.ts): the same bytes as
@@ -59,13 +63,14 @@ export function pageDownloadRoutes(
     const here = sitePath(request.url, publicOrigin(request, config));
     const account = signedIn(request);
     if (!account) return void reply.redirect(here ? `/login?next=${encodeURIComponent(here)}` : '/login', 303);
-    const segment = request.params.table;
+    const { table: segment, name } = request.params;
     const formatName = request.params.format ?? 'sqlite';
     const format = findFormat(formatName);
     let ask;
     try {
       if (!ownSite(request)) throw errors.downloadCrossSite();
-      if (segment !== undefined && formatName !== 'csv' && formatName !== 'json') throw errors.formatUnknown(['csv', 'json']);
+      const rows = segment !== undefined || name !== undefined;
+      if (rows && formatName !== 'csv' && formatName !== 'json') throw errors.formatUnknown(['csv', 'json']);
       const key = await pagesKey(store, catalog, account);
       const pairs = paramPairs(request.url);
       // A pinned view's download is of the version it shows.
@@ -90,6 +95,11 @@ export function pageDownloadRoutes(
         const fileName = tableFileName(call.scraper, table.name, formatName);
         ask = { ...ask, sql: statement.sql, extras: { params: statement.params, fileName } };
       }
+      if (name !== undefined) {
+        // Its values by bare name, as on its data URLs; a private one is the visitor's own only.
+        const { sql, given } = await savedQuery(store, call, name, request.query, format);
+        ask = { ...ask, sql, given, extras: { fileName: tableFileName(call.scraper, name, formatName) } };
+      }
     } catch (err) {
       sendError(reply, err);
       return;
@@ -99,4 +109,5 @@ export function pageDownloadRoutes(
 
   app.get<DownloadRoute>('/:owner/:scraper/download.sqlite', loggedWhenDone(handle));
   app.get<DownloadRoute>('/:owner/:scraper/download/:table.:format', loggedWhenDone(handle));
+  app.get<DownloadRoute>('/:owner/:scraper/download/queries/:name.:format', loggedWhenDone(handle));
 }
