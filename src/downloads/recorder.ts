@@ -107,7 +107,9 @@ export class DownloadRecorder {
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.drain();
+    // A write already under way takes only those queued when it began: the rest take another.
+    do await this.drain();
+    while (this.pending.length > 0 && !this.lastError);
     if (this.lastError) throw this.lastError;
   }
 

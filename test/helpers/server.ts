@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { configWith, type Config } from '../../src/config.js';
 import type { DownloadRecorder } from '../../src/downloads/recorder.js';
@@ -133,4 +134,23 @@ export async function downloadsFrom(server: TestServer, from: number, expected: 
   let rows: DownloadRow[] = [];
   await waitFor(async () => (rows = (await writtenDownloads(server)).slice(from)).length >= expected, 5000).catch(() => {});
   return rows;
+}
+
+/**
+ * Marks the downloads recorded so far with a call of its own (a query no other call makes), and
+ * answers its id once it is written. A download is recorded a moment after its client has the whole
+ * body (a sized body's last bytes can go before its end is read), so calls are counted between two
+ * marks (`downloadsBetween`): each mark waited for, the calls answered before it are in.
+ */
+export async function downloadMark(server: TestServer, scraper: string, key: string): Promise<number> {
+  const sql = `select '${randomUUID()}' as mark`;
+  await (await fetch(dataUrl(server.base, scraper, 'csv', { key, query: sql }))).arrayBuffer();
+  let id = 0;
+  await waitFor(async () => (id = (await writtenDownloads(server)).find((d) => d.query === sql)?.id ?? 0) > 0, 10_000);
+  return id;
+}
+
+/** The downloads recorded between two marks (`downloadMark`). */
+export async function downloadsBetween(server: TestServer, from: number, to: number): Promise<DownloadRow[]> {
+  return (await writtenDownloads(server)).filter((d) => d.id > from && d.id < to);
 }
