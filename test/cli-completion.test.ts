@@ -29,6 +29,7 @@ test('bash completes commands, their second words and their flags, from the tabl
     '--output',
     '--param',
     '--query',
+    '--resume',
     '--server',
   ]);
   assert.deepEqual(complete(script, 'siphon help scr'), ['scraper']);

@@ -3,7 +3,8 @@ import { pipeline } from 'node:stream/promises';
 import { UsageError } from './args.js';
 import { CommandFailed } from './command-failed.js';
 import type { Command, CommandRun, FlagDoc } from './commands.js';
-import { askData, bodyOf, cutShort, remoteOf } from './remote.js';
+import { askData, bodyOf, cutShort, remoteOf, type Remote } from './remote.js';
+import { saveResumable } from './resumable-download.js';
 import { drawTable } from './rows-table.js';
 import { byteSize } from '../utils/byte-size.js';
 import { saveBody } from './save-download.js';
@@ -25,7 +26,7 @@ export const remoteFlags = {
     type: 'string',
     short: 'o',
     metavar: 'FILE',
-    doc: 'the file to save to (default: the name the server gives, in the current folder)',
+    doc: 'the file to save to (default: the name the server gives, in the current folder; with --resume, OWNER-SCRAPER.sqlite there)',
   },
   query: {
     type: 'string',
@@ -39,6 +40,10 @@ export const remoteFlags = {
     multiple: true,
     metavar: 'NAME VALUE',
     doc: "the value of the SQL's :NAME parameter (the leading colon may be left out), always bound as text, never put into the SQL; repeatable",
+  },
+  resume: {
+    type: 'boolean',
+    doc: 'the SQLite file only: continue what an interrupted download --resume to the same file kept, and keep what this one gets if it is interrupted',
   },
 } satisfies Record<string, FlagDoc>;
 
@@ -86,6 +91,22 @@ function servedName(response: Response): string | undefined {
   return name && !/^\.+$/.test(name) ? path.basename(name) : undefined;
 }
 
+/** The name a download is saved as when neither -o nor the server gives one (and a resumable one's, which needs it before asking): OWNER-SCRAPER.FORMAT. */
+const ownName = (run: CommandRun, format: string) => `${run.args[0]!.replace('/', '-').replace(/[^A-Za-z0-9._-]/g, '_')}.${format}`;
+
+/** Saves what the server answers to the file -o names, else to the name the server gives. */
+async function saveAnswer(run: CommandRun, remote: Remote, format: string, params: Record<string, string>, signal: AbortSignal) {
+  const response = await askData(remote, format, params, signal);
+  const name = (run.flags.output as string | undefined) ?? servedName(response) ?? ownName(run, format);
+  return { name, bytes: await saveBody(run.io, response, path.resolve(run.io.cwd, name), signal), resumedFrom: 0 };
+}
+
+/** Saves the SQLite file with --resume: its name must be known before asking, to find what an earlier try kept. */
+async function saveResumed(run: CommandRun, remote: Remote, signal: AbortSignal) {
+  const name = (run.flags.output as string | undefined) ?? ownName(run, 'sqlite');
+  return { name, ...(await saveResumable(run.io, remote, path.resolve(run.io.cwd, name), signal)) };
+}
+
 async function download(run: CommandRun): Promise<void> {
   const { io, flags } = run;
   const remote = remoteOf(run, 'download');
@@ -95,6 +116,8 @@ async function download(run: CommandRun): Promise<void> {
     throw new UsageError('--query gives rows: download them as csv, json or ndjson', 'download');
   if (format !== 'sqlite' && sql === undefined)
     throw new UsageError(`--format ${format} needs --query SQL (the whole database is --format sqlite)`, 'download');
+  if (flags.resume === true && format !== 'sqlite')
+    throw new UsageError("--resume continues the SQLite file only: a query's rows are made anew at each call", 'download');
   const values = namedValues(run, 'download');
   if (sql === undefined && Object.keys(values).length > 0)
     throw new UsageError('-p gives a value to a parameter of --query SQL', 'download');
@@ -102,18 +125,14 @@ async function download(run: CommandRun): Promise<void> {
   const abort = () => aborts.abort();
   process.once('SIGINT', abort).once('SIGTERM', abort);
   try {
-    const response = await askData(
-      remote,
-      format,
-      { dl: '1', ...(sql === undefined ? {} : { query: sql }), ...values },
-      aborts.signal,
+    const params = { dl: '1', ...(sql === undefined ? {} : { query: sql }), ...values };
+    const saved = await (
+      flags.resume === true ? saveResumed(run, remote, aborts.signal) : saveAnswer(run, remote, format, params, aborts.signal)
     ).catch((err: unknown) => {
-      throw aborts.signal.aborted ? new CommandFailed('interrupted: nothing was saved') : err;
+      throw aborts.signal.aborted && !(err instanceof CommandFailed) ? new CommandFailed('interrupted: nothing was saved') : err;
     });
-    const name = (flags.output as string | undefined) ?? servedName(response) ?? `${remote.scraper.slice(1).replace('/', '-')}.${format}`;
-    const target = path.resolve(io.cwd, name);
-    const bytes = await saveBody(io, response, target, aborts.signal);
-    io.stdout(`saved ${name} (${byteSize(bytes)})\n`);
+    const continued = saved.resumedFrom > 0 ? `, continued from ${byteSize(saved.resumedFrom)}` : '';
+    io.stdout(`saved ${saved.name} (${byteSize(saved.bytes)}${continued})\n`);
   } finally {
     process.off('SIGINT', abort).off('SIGTERM', abort);
   }
@@ -138,7 +157,7 @@ export const remoteCommands: readonly Command[] = [
   {
     name: 'download',
     args: ['OWNER/SCRAPER'],
-    flags: ['server', 'key', 'format', 'output', 'query', 'param'],
+    flags: ['server', 'key', 'format', 'output', 'query', 'param', 'resume'],
     settings: [],
     store: false,
     summary: "save a running Siphon's scraper (its SQLite file, or a query's rows) to a file",
@@ -146,6 +165,7 @@ export const remoteCommands: readonly Command[] = [
       "Saves a scraper of a running Siphon to a file: its whole SQLite database by default, or with --query the query's rows (csv by default, or --format json or ndjson). " +
       'The file is the name the server gives (owner-scraper.sqlite, say) in the current folder unless -o says otherwise; it is written under a temporary name beside it and renamed when complete, ' +
       'so an interrupted download (the server gone, a body cut short, Ctrl-C) leaves no file under that name, and removes its temporary file. ' +
+      'With --resume (the SQLite file only) the temporary file is kept instead, named after the data it holds, and the next download --resume to the same file (-o, else OWNER-SCRAPER.sqlite) continues it from where it stopped, or starts over when the data changed since; either way the file is whole when renamed. ' +
       'At a terminal a progress line on stderr shows the bytes, the rate and, when the size is known, the time left. Server and key as for query.',
     run: download,
   },

@@ -57,28 +57,42 @@ function unreachable(err: unknown): string {
 }
 
 /**
- * Asks the data API for `format` of the scraper, with `params` (a query goes in a POST body: no URL
- * limit, and out of proxies' logs) and the key in X-API-Key only. Answers the response when it is
- * a success; an error answer is told in one line with its SIPHON_ERR_* code, never the key.
+ * Asks the data API for `format` of the scraper, with `params` and the key in X-API-Key only: a
+ * query in a POST body (no URL limit, and out of proxies' logs), the SQLite file in a GET (the one
+ * method a byte range is defined for; its only parameter is `dl`), with `headers` (a `Range`).
+ * Answers the response when it is a success, or a 416 to a `Range`; an error answer is told in one
+ * line with its SIPHON_ERR_* code, never the key.
  */
-export async function askData(remote: Remote, format: string, params: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+export async function askData(
+  remote: Remote,
+  format: string,
+  params: Record<string, string>,
+  signal?: AbortSignal,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   // A database file is sent as it is, with its length (for the time left); compressed, it would come without.
   const coding: Record<string, string> = format === 'sqlite' ? { 'Accept-Encoding': 'identity' } : {};
   const url = `${remote.base}${remote.scraper}/data.${format}`;
   const body = new URLSearchParams(params);
+  const byPost = params.query !== undefined;
   let response: Response;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'X-API-Key': remote.key, 'Content-Type': 'application/x-www-form-urlencoded', ...coding },
-      body,
+    response = await fetch(byPost ? url : `${url}?${body}`, {
+      method: byPost ? 'POST' : 'GET',
+      headers: {
+        'X-API-Key': remote.key,
+        ...(byPost ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}),
+        ...coding,
+        ...headers,
+      },
+      body: byPost ? body : undefined,
       signal,
     });
   } catch (err) {
     if (signal?.aborted) throw err;
     throw new CommandFailed(`cannot reach Siphon at ${shown(remote)}: ${unreachable(err)}`);
   }
-  if (response.ok) return response;
+  if (response.ok || (response.status === 416 && headers.Range !== undefined)) return response;
   const text = await response.text().catch(() => '');
   let message: string;
   try {
