@@ -90,7 +90,11 @@ describe("a scraper's saved queries in its document", () => {
     assert.equal(get.operationId, 'savedQuery_by_town');
     assert.equal(item.post!.operationId, 'savedQueryByPost_by_town');
     assert.equal(get.summary, 'Towns by name');
-    assert.match(get.description, /^Rows of one town, from a count on\.\n\n.*known only when it runs/s);
+    assert.match(
+      get.description,
+      /^Rows of one town, from a count on\.\n\n.*known only when it runs.*\[its page\]\(\/alice\/towns\/queries\/by-town\)/s,
+    );
+    assert.equal((await fetch(`${server.base}/alice/towns/queries/by-town`)).status, 200);
     const named = get.parameters!.filter((p) => !('$ref' in p));
     assert.deepEqual(named, [
       { name: 'town', in: 'query', required: true, description: '`:town`, as text.', schema: { type: 'string' } },

@@ -135,8 +135,9 @@ export function savedQueryPaths(
   const paths: Record<string, unknown> = {};
   for (const query of queries) {
     const named = namedParams(query);
-    const about = `${query.description ? `${query.description}\n\n` : ''}${rowsUnknown} A download, as \`data.{format}\` is. ${savedQueriesLink}`;
-    paths[`${scope.prefix}/queries/${query.name}.{format}`] = {
+    const page = `${scope.prefix}/queries/${query.name}`;
+    const about = `${query.description ? `${query.description}\n\n` : ''}${rowsUnknown} A download, as \`data.{format}\` is; its SQL and rows for people are [its page](${page}). ${savedQueriesLink}`;
+    paths[`${page}.{format}`] = {
       parameters: [...scope.params, rowFormatParam],
       get: {
         ...common,
