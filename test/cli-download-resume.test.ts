@@ -2,16 +2,20 @@
  * `siphon download --resume` against a real server (docs/cli.md, "Asking a running Siphon"): a
  * download cut part way by a proxy keeps its temporary file, and `--resume` continues it with a byte
  * range to the file the API sends, byte for byte; after a publish it starts over and still ends
- * identical; a kept file already whole is only renamed; the resumed part is not counted again.
+ * identical; a kept file already whole is only renamed; Ctrl-C keeps the part too; the resumed part
+ * is not counted again.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { nodeFlags } from '../src/cli/node-flags.js';
 import { runCli, waitFor, type CliResult } from './helpers/cli.js';
 import { tempDir } from './helpers/fixture-db.js';
+import { siphonBin } from './helpers/paths.js';
 import { downloadMark, downloadsBetween, startServer, type TestServer } from './helpers/server.js';
 import { putBody, versionDb } from './helpers/upload.js';
 
@@ -145,6 +149,32 @@ test('a part already whole is only renamed (the server answers 416, not counted)
   assert.deepEqual(readdirSync(cwd), ['big.sqlite']);
   assert.deepEqual(readFileSync(path.join(cwd, 'big.sqlite')), file);
   assert.deepEqual(await downloadsBetween(server, from, await downloadMark(server, 'alice/big', key)), []);
+});
+
+test('Ctrl-C keeps the part too, and --resume completes it', async (t) => {
+  const { file } = await fromApi();
+  const proxy = await cuttingProxy(70_000);
+  t.after(() => proxy.close());
+  const cwd = tempDir();
+  const child = spawn(process.execPath, [...nodeFlags, siphonBin, 'download', 'alice/big', '-o', 'big.sqlite', '--resume'], {
+    cwd,
+    env: { ...process.env, SIPHON_SERVER: proxy.base, SIPHON_KEY: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise((resolve) => child.on('close', resolve));
+  await waitFor(() => keptParts(cwd).some((name) => statSync(path.join(cwd, name)).size === 70_000), 30_000);
+  child.kill('SIGINT');
+  assert.equal(await exited, 1);
+  assert.equal(out, 'siphon: interrupted; 68.4 KB kept, which download --resume continues\n');
+  assert.equal(keptParts(cwd).length, 1);
+  const resumed = await download(['-o', 'big.sqlite', '--resume'], cwd);
+  assert.equal(resumed.code, 0, resumed.stderr);
+  assert.match(resumed.stdout, /continued from 68\.4 KB\)\n$/);
+  assert.deepEqual(readFileSync(path.join(cwd, 'big.sqlite')), file);
 });
 
 test('after a publish, --resume starts over from the new data and still ends identical to the API', async () => {
