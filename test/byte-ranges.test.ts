@@ -142,3 +142,22 @@ test("only what is answered from the file's first byte is a download: a resumed 
   );
   assert.ok(counted.every((d) => d.format === 'sqlite'));
 });
+
+test('a web page may ask for a range: the preflight allows Range and If-Range, and the answer shows Content-Range', async () => {
+  const preflight = await fetch(`${server.base}/alice/plants/data.sqlite`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://example.org',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'range, if-range, x-api-key',
+    },
+  });
+  assert.equal(preflight.status, 204);
+  const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/);
+  for (const name of ['range', 'if-range', 'x-api-key']) assert.ok(allowed.includes(name), name);
+  const part = await ask({ range: 'bytes=0-9', origin: 'https://example.org' });
+  await part.arrayBuffer();
+  assert.equal(part.status, 206);
+  const exposed = part.headers.get('access-control-expose-headers')!.split(/,\s*/);
+  for (const name of ['Content-Range', 'Accept-Ranges', 'ETag']) assert.ok(exposed.includes(name), name);
+});
