@@ -43,9 +43,9 @@ export type BeforeEnd = (bytes: number) => Promise<void> | undefined;
  * compressor, which pauses its source), and every rule above holds for it (a failure destroys the
  * socket rather than finishing the compressed stream).
  *
- * `status` and `headers` are the response's (200, or 206 for a range of a file); `headers` are added to (its length, for a body sent in one write).
- * `beforeEnd` runs when the body is complete, and the write that ends it waits for it (for a HEAD,
- * the headers wait). The body's `sent` is called with each chunk once the socket is done with it
+ * `status` and `headers` are the response's (200, or 206 for a range of a file); `headers` are added
+ * to (its length, for a body sent in one write). `beforeEnd` runs when the body is complete, and the
+ * write that ends it waits for it (a sized body's last chunk too; for a HEAD, the headers wait). The body's `sent` is called with each chunk once the socket is done with it
  * (its memory may be used again), or has failed: never for a chunk not written.
  */
 export function streamResponse(
@@ -94,11 +94,11 @@ class ResponseStream {
   /**
    * A small first chunk of a body not compressed as it is sent waits for one turn of the event loop:
    * when the end comes with it (a small query's whole answer arrives in one read), the response is
-   * one write with a `Content-Length` rather than a chunked header, body and end. A HEAD sends its
-   * headers at the first chunk.
+   * one write with a `Content-Length` rather than a chunked header, body and end; a HEAD: at once.
    */
   private readonly mayHold: boolean;
   private held: Buffer | undefined;
+  private last: Buffer | undefined; // a sized body's last chunk, sent with its end (`completesLength`)
   private idleTimer: NodeJS.Timeout | undefined;
   private lifetime: NodeJS.Timeout | undefined;
 
@@ -132,12 +132,18 @@ class ResponseStream {
       this.res.write(first, () => this.coded.sent(first)); // the write after it says whether to wait
       this.held = undefined;
     }
-    this.write(chunk);
+    if (this.completesLength()) this.last = chunk;
+    else this.write(chunk);
   };
+
+  /** All a sized body's bytes are here: the last chunk goes with the end, after the download is kept, as a chunked body's end does. */
+  private completesLength(): boolean {
+    return this.headers['content-length'] !== undefined && this.bytes === Number(this.headers['content-length']);
+  }
 
   /** Nothing more came before the event loop turned: the body is streamed from here on. */
   private readonly sendHeld = (): void => {
-    if (this.started || this.settled || this.held === undefined) return;
+    if (this.started || this.settled || this.held === undefined || this.completesLength()) return;
     this.start();
     this.write(this.held);
     this.held = undefined;
@@ -148,7 +154,12 @@ class ResponseStream {
     if (!this.started && this.mayHold) return this.sendWhole();
     if (!this.started) this.start();
     if (this.settled) return; // a HEAD, answered by its headers
-    this.afterKept(this.beforeEnd?.(this.bytes), () => this.res.end(() => this.settle({ kind: 'complete', bytes: this.bytes })));
+    const { last } = this;
+    const done = () => {
+      if (last) this.coded.sent(last);
+      this.settle({ kind: 'complete', bytes: this.bytes });
+    };
+    this.afterKept(this.beforeEnd?.(this.bytes), () => (last ? this.res.end(last, done) : this.res.end(done)));
   };
 
   private readonly onError = (error: Error): void => {
