@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { maxSavedQueries, maxTitleChars } from '../src/scrapers/saved-queries.js';
 import { maxDescriptionChars } from '../src/limits/web-forms.js';
-import { makeDb } from './helpers/fixture-db.js';
+import { makeDb, townsSql } from './helpers/fixture-db.js';
 import { startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { assertRefused, fetchAnswer } from './helpers/siphon-answers.js';
 
@@ -22,13 +22,7 @@ before(async () => {
   server = await startServer({ maxQueryChars });
   alice = (await server.catalog.addUser('alice')).key;
   bob = (await server.catalog.addUser('bob')).key;
-  const db = makeDb(
-    server.dataDir,
-    'towns.sqlite',
-    `create table t (id integer primary key, town text, n integer);
-     insert into t values (1, 'Leura', 1), (2, 'Leura', 5), (3, 'Katoomba', 9), (4, ''' or 1=1 --', 9), (5, '"); drop table x; --', 9);
-     create table x (a); insert into x values (1);`,
-  );
+  const db = makeDb(server.dataDir, 'towns.sqlite', townsSql);
   await server.catalog.addScraper('alice/towns', db, { isPrivate: false, description: '' });
   const save = (name: string, sql: string, isPrivate = false) =>
     server.catalog.saveQuery('alice/towns', { name, title: '', description: '', sql, isPrivate }, maxQueryChars);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { hashPassword } from '../src/accounts/passwords.js';
-import { makeDb } from './helpers/fixture-db.js';
+import { makeDb, townsSql } from './helpers/fixture-db.js';
 import { downloadsFrom, startServer, writtenDownloads, type TestServer } from './helpers/server.js';
 import { WebClient } from './helpers/web-client.js';
 
@@ -33,9 +33,7 @@ before(async () => {
   const db = makeDb(
     server.dataDir,
     'towns.sqlite',
-    `create table t (id integer primary key, town text, n integer);
-     insert into t values (1, 'Leura', 1), (2, 'Leura', 5), (3, 'Katoomba', 9), (4, ''' or 1=1 --', 9), (5, '"); drop table x; --', 9);
-     create table x (a); insert into x values (1);
+    `${townsSql}
      create table many (i integer);
      with recursive c(v) as (select 1 union all select v + 1 from c where v < 250) insert into many select v from c;`,
   );

@@ -29,7 +29,7 @@ export const pageErrors = {
     make(
       'SIPHON_ERR_VIEW_TOO_LARGE',
       400,
-      `The rows asked for hold more than ${maxMb} MB. Ask for fewer rows (_size) or columns (_col, _nocol), or query the data with SQL.`,
+      `The rows asked for hold more than ${maxMb} MB. On a table page, ask for fewer rows (_size) or columns (_col, _nocol); the data API (or a saved query's data URLs) gives every row.`,
     ),
   /** `firstPage`: the parameters of the same view's first page, for a link to it. */
   pageTokenInvalid: (firstPage: [string, string][]) =>

@@ -41,3 +41,11 @@ export function sha256File(file: string): string {
 export const placesSql = `create table places (suburb text, cost integer, lodged text);
   insert into places values ('Katoomba', 10, '2026-01-02'), ('Leura', 20, '2026-02-03'), (null, 30, null),
     ('O''Brien', 40, '2026-03-04'), ('50%_off', 50, '2026-04-05'), ('Katoomba'' --', 60, '2026-05-06'), ('*', 70, '');`;
+
+/**
+ * A table `t` of towns and counts, two of whose towns are the SQL-injection attempts saved queries'
+ * parameters are tried with, and a table `x` the second would drop if it were ever spliced in.
+ */
+export const townsSql = `create table t (id integer primary key, town text, n integer);
+  insert into t values (1, 'Leura', 1), (2, 'Leura', 5), (3, 'Katoomba', 9), (4, ''' or 1=1 --', 9), (5, '"); drop table x; --', 9);
+  create table x (a); insert into x values (1);`;
