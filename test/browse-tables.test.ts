@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BrowsePage } from '../src/browse/index.js';
+import { queryRows } from '../src/browse/query-rows.js';
 import type { QueryPool } from '../src/pool/pool.js';
 import { browse, browseScraper } from './helpers/browse-fixture.js';
 import { startPool } from './helpers/query-pool.js';
@@ -141,4 +142,17 @@ test('the count of the whole table is the one taken at publish; the page says wh
   const whole = await browse(pool, scraper, places, '_size=5&_col=suburb');
   assert.deepEqual([whole.count, whole.countTruncated, whole.columns, whole.rows.length], [120, false, ['suburb'], 5]);
   assert.equal(whole.description, '120 rows');
+});
+
+test("a saved query's rows: SQL as long as --max-query-chars allows runs, past the views' own bound; longer is refused", async () => {
+  const sql = `select count(*) as n from places -- ${'x'.repeat(300_000)}`;
+  const options = { maxRows: 5, maxCellChars: 100, laneKey: 'k' };
+  const answer = await queryRows(pool, scraper, sql, undefined, { ...options, maxQueryChars: sql.length });
+  assert.deepEqual(
+    [answer.columns, answer.rows.map((row) => row.map((cell) => (cell.kind === 'null' ? null : cell.text))), answer.more],
+    [['n'], [['120']], false],
+  );
+  await assert.rejects(queryRows(pool, scraper, sql, undefined, { ...options, maxQueryChars: sql.length - 1 }), {
+    code: 'SIPHON_ERR_QUERY_TOO_LONG',
+  });
 });

@@ -23,6 +23,8 @@ export interface QueryRowsOptions {
   /** Text longer than this many characters is cut there, its cell marked `cut`. */
   maxCellChars: number;
   laneKey: string;
+  /** The longest SQL the data API takes (--max-query-chars): what the query was checked against when saved. */
+  maxQueryChars: number;
   /** The visitor left: the query is stopped. */
   signal?: AbortSignal;
 }
@@ -40,9 +42,10 @@ export async function queryRows(
   values: NamedValues | undefined,
   options: QueryRowsOptions,
 ): Promise<QueryRows> {
-  const { maxRows, maxCellChars, laneKey, signal } = options;
+  const { maxRows, maxCellChars, laneKey, maxQueryChars, signal } = options;
   const statement = { sql: sliceOf(sql, maxRows + 1, 0), params: values ?? [] };
-  const json = (await runJson(pool, scraper, statement, laneKey, { signal }))!;
+  const maxSqlChars = maxQueryChars + statement.sql.length - sql.length; // the query's bound, and room for the slice around it
+  const json = (await runJson(pool, scraper, statement, laneKey, { signal, maxSqlChars }))!;
   const columns = answerColumns(json);
   const found = readCells(json, columns);
   return {

@@ -31,6 +31,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** `performance.now()` past which the query is stopped (its process killed) and counts as out of time. */
   deadline?: number;
+  /** The longest SQL taken, when it is not a view's (a saved query's: its --max-query-chars and its slice's wrapping). */
+  maxSqlChars?: number;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function runJson(
   laneKey: string,
   options: RunOptions = {},
 ): Promise<string | undefined> {
-  const sql = checkSql(statement.sql, maxStatementChars);
+  const sql = checkSql(statement.sql, options.maxSqlChars ?? maxStatementChars);
   const run = pool.run(
     { scraperId: scraper.id, file: scraper.data.file, sql, params: statement.params, format: 'json', options: {} },
     laneKey,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, type SiphonError } from '../errors.js';
+import { versionParamName } from '../formats/index.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Scraper, Store } from '../store/types.js';
 import { paramPairs } from '../utils/query-string.js';
@@ -31,7 +32,15 @@ export function refusePage(reply: FastifyReply, error: SiphonError, visitor: Vis
 export type PageAdmission = (
   request: FastifyRequest<{ Params: { owner: string; scraper: string } }>,
   reply: FastifyReply,
-) => Promise<{ visitor: Visitor | undefined; scraper: Scraper } | undefined>;
+) => Promise<
+  | {
+      visitor: Visitor | undefined;
+      scraper: Scraper;
+      /** The data version `version=` named, checked: the page's links keep it. */
+      version?: number;
+    }
+  | undefined
+>;
 
 /**
  * The visitor; one page from the address's `--pages-per-minute` budget (a 429 page once spent); the
@@ -48,8 +57,13 @@ export function pageAdmission(deps: { store: Store; pagesLimiter?: RateLimiter }
     return false;
   }
 
-  async function pinnedVersion(request: FastifyRequest, reply: FastifyReply, visitor: Visitor | undefined, scraper: Scraper) {
-    const version = paramPairs(request.url).find(([name]) => name === 'version')?.[1];
+  async function pinnedVersion(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    visitor: Visitor | undefined,
+    scraper: Scraper,
+    version: string,
+  ) {
     try {
       return await pinVersion(store, scraper, version, request.url);
     } catch (err) {
@@ -69,7 +83,9 @@ export function pageAdmission(deps: { store: Store; pagesLimiter?: RateLimiter }
       sendPage(reply, 404, notFoundPage(`public scraper ${owner}/${name}`, visitor), errors.scraperNotFound(`${owner}/${name}`));
       return undefined;
     }
-    const scraper = await pinnedVersion(request, reply, visitor, found);
-    return scraper && { visitor, scraper };
+    const named = paramPairs(request.url).find(([param]) => param === versionParamName)?.[1];
+    if (named === undefined) return { visitor, scraper: found };
+    const scraper = await pinnedVersion(request, reply, visitor, found, named);
+    return scraper && { visitor, scraper, version: scraper.data.version };
   };
 }

@@ -20,7 +20,7 @@ export interface SavedQueryPageModel {
   /** The values the address gives them, by bare name. */
   values: Record<string, string>;
   /** The data version the address names (`version=`), kept in the form and the data URLs. */
-  version?: string;
+  version?: number;
   outcome: SavedQueryOutcome;
   maxRows: number;
   maxCellChars: number;
@@ -34,7 +34,7 @@ function addressParams({ params, values, version }: SavedQueryPageModel): [strin
   const given: [string, string][] = params.flatMap((name) =>
     values[name] === undefined ? [] : [[name, values[name]] as [string, string]],
   );
-  return version === undefined ? given : [...given, ['version', version]];
+  return version === undefined ? given : [...given, ['version', String(version)]];
 }
 
 /** One labelled text field a parameter, kept filled from the address; a GET form, so its result has an address to share. */

@@ -4,9 +4,9 @@ import { errors } from '../../errors.js';
 import type { Catalog } from '../../scrapers/catalog.js';
 import type { SavedQuery, SavedQueryFields, Scraper, Store } from '../../store/types.js';
 import { html } from '../../views/html.js';
-import { messagePage } from '../../views/message-page.js';
 import { savedQueryFormPage, type SavedQueryFormPage } from '../../views/saved-query-forms.js';
 import { savedQueryPath, scraperPath } from '../../views/text.js';
+import { refusePage } from '../page-admission.js';
 import { asSiphonError } from '../send-error.js';
 import { sendPage } from '../send-page.js';
 import { signedIn, visitorOf } from '../web-session.js';
@@ -72,7 +72,7 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
       const notFound = error.status === 404;
       // No way back to a scraper the visitor may not see.
       const back = notFound ? undefined : html`<p><a href="${scraperPath(owner, scraper)}">Back to the scraper</a></p>`;
-      return sendPage(reply, error.status, messagePage(notFound ? 'Not found' : 'Not saved', error.message, visitor, back), error);
+      return refusePage(reply, error, visitor, notFound ? 'Not found' : 'Not saved', back);
     }
     const { at, ...page } = form;
     const model = { ...page, visitor, csrfToken: visitor.csrfToken, error: { form: at, message: error.message } };

@@ -41,7 +41,7 @@ export function savedQueryPageRoutes(
   app.get<SavedQueryRoute>('/:owner/:scraper/queries/:name', async (request, reply) => {
     const admitted = await admit(request, reply);
     if (!admitted) return;
-    const { visitor, scraper } = admitted;
+    const { visitor, scraper, version } = admitted;
     const { name } = request.params;
     const query = isSavedQueryName(name) ? await store.findQuery(scraper.id, name) : undefined;
     if (!query || (query.isPrivate && signedIn(request)?.id !== scraper.owner.id)) {
@@ -56,7 +56,6 @@ export function savedQueryPageRoutes(
       const value = pairs.find(([given]) => given === param)?.[1];
       if (value !== undefined && value !== '') values[param] = value;
     }
-    const version = pairs.find(([given]) => given === 'version')?.[1];
     const own = signedIn(request)?.id === scraper.owner.id;
     const model = { scraper, query, params, values, version, maxRows: pageRows, maxCellChars: pageCellChars, visitor, own };
     const missing = params.filter((param) => values[param] === undefined);
@@ -68,6 +67,7 @@ export function savedQueryPageRoutes(
         maxRows: pageRows,
         maxCellChars: pageCellChars,
         laneKey: pageLane(request),
+        maxQueryChars: config.maxQueryChars,
         signal: client.signal,
       });
       sendPage(reply, 200, savedQueryPage({ ...model, outcome: { kind: 'rows', rows } }));

@@ -87,7 +87,7 @@ export function tablePageRoutes(
   async function admitPage(request: FastifyRequest<TableRoute>, reply: FastifyReply) {
     const admitted = await admitScraper(request, reply);
     if (!admitted) return undefined;
-    const { visitor, scraper } = admitted;
+    const { visitor, scraper, version } = admitted;
     const tableName = tableNameOf(request.params.table);
     const table = scraper.data.tables.find((t) => t.name === tableName);
     if (!table) {
@@ -96,7 +96,7 @@ export function tablePageRoutes(
       refusePage(reply, errors.tableNotFound(tableName), visitor, 'No such table', back);
       return undefined;
     }
-    return { visitor, scraper, table };
+    return { visitor, scraper, table, version };
   }
 
   app.get<TableRoute>('/:owner/:scraper/tables/:table', async (request, reply) => {
@@ -128,10 +128,8 @@ export function tablePageRoutes(
   app.get<RowRoute>('/:owner/:scraper/tables/:table/:rowid', async (request, reply) => {
     const admitted = await admitPage(request, reply);
     if (!admitted) return;
-    const { visitor, scraper, table } = admitted;
+    const { visitor, scraper, table, version } = admitted;
     const { rowid } = request.params;
-    // Asked with a version (admission checked it), the page's links keep it: the pinned scraper's.
-    const version = paramPairs(request.url).some(([name]) => name === 'version') ? scraper.data.version : undefined;
     const client = whileClientWaits(reply);
     try {
       const row = rowIdPattern.test(rowid) ? await fetchRow(pagesPool, scraper, table, rowid, pageLane(request), client.signal) : undefined;
