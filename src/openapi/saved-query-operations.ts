@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Config } from '../config.js';
 import { rowFormatNames } from '../formats/index.js';
+import { reservedParamNames } from '../scrapers/saved-queries.js';
 import { namedParamNames } from '../sql/named-params.js';
 import type { SavedQuery } from '../store/types.js';
 import type { JsonSchema } from './column-schema.js';
@@ -77,7 +78,10 @@ const idOf = (name: string) => name.replace(/-/g, '_');
 
 /** Each `:named` parameter of the saved SQL, given by its bare name: always needed, bound as text. */
 function namedParams(query: SavedQuery): Parameter[] {
-  return namedParamNames(query.sql).map((name) => ({
+  // A query saved before a name was reserved (`:version` was not at first) is described without it:
+  // the call's own parameter of that name stands in its place, and one listed twice is invalid.
+  const names = namedParamNames(query.sql).filter((name) => !reservedParamNames.includes(name));
+  return names.map((name) => ({
     name,
     in: 'query',
     required: true,
