@@ -51,7 +51,7 @@ export function answerColumns(json: string): string[] {
     if (json[i] === ',') atKey = true;
     if (json[i] !== '"') continue;
     let end = i + 1;
-    while (json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
+    while (end < json.length && json[end] !== '"') end += json[end] === '\\' ? 2 : 1;
     if (atKey) names.add(JSON.parse(json.slice(i, end + 1)) as string);
     atKey = false;
     i = end;

@@ -138,9 +138,9 @@ export async function downloadsFrom(server: TestServer, from: number, expected: 
 
 /**
  * Marks the downloads recorded so far with a call of its own (a query no other call makes), and
- * answers its id once it is written. A download is recorded a moment after its client has the whole
- * body (a sized body's last bytes can go before its end is read), so calls are counted between two
- * marks (`downloadsBetween`): each mark waited for, the calls answered before it are in.
+ * answers its id once it is written. A download is queued before its client has the whole body but
+ * written to the store in batches a moment later, so calls are counted between two marks
+ * (`downloadsBetween`): each mark waited for, the calls answered before it are in.
  */
 export async function downloadMark(server: TestServer, scraper: string, key: string): Promise<number> {
   const sql = `select '${randomUUID()}' as mark`;
