@@ -82,6 +82,8 @@ test("a missing parameter is a 400; an unknown or another account's private quer
   const hidden = await fetchAnswer(await fetch(url('mine', 'json', { key: bob })));
   assertRefused(unknown, 404, 'SIPHON_ERR_SAVED_QUERY_NOT_FOUND', 'unknown');
   assertRefused(hidden, 404, 'SIPHON_ERR_SAVED_QUERY_NOT_FOUND', 'private');
+  // A name no query can have, a NUL in it (which PostgreSQL refuses in a parameter): not found, never a 5xx.
+  assertRefused(await fetchAnswer(await fetch(url('a%00b', 'json', { key: bob }))), 404, 'SIPHON_ERR_SAVED_QUERY_NOT_FOUND', 'NUL');
   assert.equal(hidden.body, unknown.body.replace('nothing', 'mine'), 'a private query is answered as one that does not exist');
   assert.deepEqual(JSON.parse(await ok(url('mine', 'json', { key: alice }))), [{ n: 5 }]);
   assertRefused(await fetchAnswer(await fetch(url('by-town', 'sqlite', { key: bob }))), 404, 'SIPHON_ERR_FORMAT_UNKNOWN', 'sqlite');

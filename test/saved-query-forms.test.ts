@@ -209,6 +209,10 @@ describe('the edit page', () => {
       await signedInBob.post(edit, { _csrf: token, title: 'mine now', sql: 'select 1' }),
       await signedInBob.post('/alice/towns/queries/by-town/delete', { _csrf: token, confirm: '1' }),
       await signedInAlice.get('/alice/towns/queries/nothing-here/edit'),
+      // A name no query can have, a NUL in it (which PostgreSQL refuses in a parameter): not found, never a 5xx.
+      await signedInAlice.get('/alice/towns/queries/a%00b/edit'),
+      await signedInAlice.post('/alice/towns/queries/a%00b/edit', { _csrf: await signedInAlice.token(edit), title: 'x', sql: 'select 1' }),
+      await signedInAlice.post('/alice/towns/queries/a%00b/delete', { _csrf: await signedInAlice.token(edit), confirm: '1' }),
     ]) {
       assert.equal(answer.status, 404);
       assert.equal(answer.headers.get('siphon-error-code'), 'SIPHON_ERR_SAVED_QUERY_NOT_FOUND');

@@ -1,5 +1,6 @@
 import { errors } from '../errors.js';
 import { rowFormatNames, type Format } from '../formats/index.js';
+import { findSavedQuery } from '../scrapers/saved-queries.js';
 import { namedParamNames, namedPrefix } from '../sql/named-params.js';
 import type { SavedQueryStore } from '../store/types.js';
 import type { Params } from '../utils/query-string.js';
@@ -31,7 +32,7 @@ export async function savedQuery(
   format: Format | undefined,
 ): Promise<CallQuery> {
   const { scraper } = call;
-  const saved = await store.findQuery(scraper.id, name);
+  const saved = await findSavedQuery(store, scraper.id, name);
   if (!saved || (saved.isPrivate && call.key.account.id !== scraper.owner.id)) {
     throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, name);
   }

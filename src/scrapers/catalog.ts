@@ -20,7 +20,7 @@ import { importDataFile } from './data-file.js';
 import { checkKeyOptions, type KeyOptions } from './key-options.js';
 import { scraperDir } from './folders.js';
 import { isAccountName, isScraperName } from '../utils/names.js';
-import { checkSavedQuery, maxSavedQueries } from './saved-queries.js';
+import { checkSavedQuery, isSavedQueryName, maxSavedQueries } from './saved-queries.js';
 import { newImportTarget } from './temp-files.js';
 import { markCurrent, markRemoved } from './versions.js';
 import { checkKeepChoice, retentionOf, type RetentionSettings } from './retention.js';
@@ -218,7 +218,8 @@ export class Catalog {
 
   async removeQuery(fullName: string, name: string): Promise<void> {
     const scraper = await this.findScraper(fullName);
-    if (!(await this.store.removeQuery(scraper.id, name))) throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, name);
+    if (!isSavedQueryName(name) || !(await this.store.removeQuery(scraper.id, name)))
+      throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, name);
   }
 
   /** Deletes the downloads recorded before `before` (ISO, UTC); the counts shown keep them. Returns how many. */

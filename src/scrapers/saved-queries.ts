@@ -3,7 +3,7 @@ import { formatParamNames, versionParamName } from '../formats/index.js';
 import { maxDescriptionChars } from '../limits/web-forms.js';
 import { checkSql } from '../sql/check-sql.js';
 import { maxNamedValues, namedParamNames } from '../sql/named-params.js';
-import type { SavedQueryFields } from '../store/types.js';
+import type { SavedQuery, SavedQueryFields, SavedQueryStore } from '../store/types.js';
 
 /**
  * @module What a saved query may be: checked before any is stored, whoever saves it (the command
@@ -29,6 +29,14 @@ function isText(text: string, max: number, lines: boolean): boolean {
 
 export function isSavedQueryName(name: string): boolean {
   return namePattern.test(name);
+}
+
+/**
+ * The scraper's saved query of that name, if saved; a name no query can have (from an address:
+ * any text, a NUL included, which PostgreSQL refuses in a parameter) is not asked of the store.
+ */
+export async function findSavedQuery(store: SavedQueryStore, scraperId: number, name: string): Promise<SavedQuery | undefined> {
+  return isSavedQueryName(name) ? store.findQuery(scraperId, name) : undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { Catalog } from '../../scrapers/catalog.js';
+import { findSavedQuery } from '../../scrapers/saved-queries.js';
 import type { SavedQuery, SavedQueryFields, Scraper, Store } from '../../store/types.js';
 import { html } from '../../views/html.js';
 import { savedQueryFormPage, type SavedQueryFormPage } from '../../views/saved-query-forms.js';
@@ -52,7 +53,7 @@ export function savedQueryFormRoutes(app: FastifyInstance, deps: { config: Confi
     const { owner, scraper: scraperName, name } = request.params;
     const account = signedIn(request);
     const scraper = await findScraperFor(store, account?.id, owner, scraperName);
-    const query = scraper.owner.id === account?.id ? await store.findQuery(scraper.id, name) : undefined;
+    const query = scraper.owner.id === account?.id ? await findSavedQuery(store, scraper.id, name) : undefined;
     if (!query) throw errors.savedQueryNotFound(`${scraper.owner.name}/${scraper.name}`, name);
     return { scraper, query };
   }

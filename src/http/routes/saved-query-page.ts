@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import type { RateLimiter } from '../../limits/rate-limiter.js';
 import type { QueryPool } from '../../pool/pool.js';
-import { isSavedQueryName } from '../../scrapers/saved-queries.js';
+import { findSavedQuery } from '../../scrapers/saved-queries.js';
 import { boundValues, namedParamNames } from '../../sql/named-params.js';
 import type { Store } from '../../store/types.js';
 import { paramPairs } from '../../utils/query-string.js';
@@ -43,7 +43,7 @@ export function savedQueryPageRoutes(
     if (!admitted) return;
     const { visitor, scraper, version } = admitted;
     const { name } = request.params;
-    const query = isSavedQueryName(name) ? await store.findQuery(scraper.id, name) : undefined;
+    const query = await findSavedQuery(store, scraper.id, name);
     if (!query || (query.isPrivate && signedIn(request)?.id !== scraper.owner.id)) {
       const fullName = `${scraper.owner.name}/${scraper.name}`;
       return sendPage(reply, 404, notFoundPage(`saved query ${name} of ${fullName}`, visitor), errors.savedQueryNotFound(fullName, name));
